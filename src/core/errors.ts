@@ -1,0 +1,87 @@
+/** Error kinds (DESIGN §3.2): one table holds each kind's recoverability and HTTP status. */
+export const ERROR_KINDS = {
+  not_found: { recoverable: true, http: 404 },
+  not_actionable: { recoverable: true, http: 409 },
+  stale_element: { recoverable: true, http: 409 },
+  timeout: { recoverable: true, http: 504 },
+  ambiguous: { recoverable: false, http: 409 },
+  verification_failed: { recoverable: false, http: 422 },
+  approval_required: { recoverable: false, http: 403 },
+  permission_denied: { recoverable: false, http: 403 },
+  navigation_failed: { recoverable: false, http: 502 },
+  invalid_argument: { recoverable: false, http: 400 },
+  unsupported: { recoverable: false, http: 501 },
+  session_not_found: { recoverable: false, http: 404 },
+  session_limit: { recoverable: false, http: 429 },
+  backend: { recoverable: false, http: 503 },
+} as const;
+
+export type ErrorKind = keyof typeof ERROR_KINDS;
+
+export interface ErrorHint {
+  read: string;
+  prompt?: string;
+  arguments?: Record<string, string>;
+}
+
+export interface ErrorInfo {
+  kind: ErrorKind;
+  message: string;
+  recoverable: boolean;
+  details?: Record<string, unknown>;
+  hint?: ErrorHint;
+}
+
+/** The one error type ops and drivers throw; everything else is converted into it. */
+export class OpError extends Error {
+  readonly kind: ErrorKind;
+  readonly details?: Record<string, unknown>;
+  readonly hint?: ErrorHint;
+  /** Set on a recoverable error that must still not be retried (a stale ref will not heal). */
+  readonly final: boolean;
+
+  constructor(
+    kind: ErrorKind,
+    message: string,
+    options: { details?: Record<string, unknown>; hint?: ErrorHint; final?: boolean } = {},
+  ) {
+    super(message);
+    this.name = 'OpError';
+    this.kind = kind;
+    this.details = options.details;
+    this.hint = options.hint;
+    this.final = options.final ?? false;
+  }
+
+  get recoverable(): boolean {
+    return ERROR_KINDS[this.kind].recoverable;
+  }
+
+  /** Whether waiting and trying again may succeed. */
+  get retriable(): boolean {
+    return this.recoverable && !this.final;
+  }
+
+  toInfo(): ErrorInfo {
+    const info: ErrorInfo = { kind: this.kind, message: this.message, recoverable: this.recoverable };
+    if (this.details && Object.keys(this.details).length > 0) info.details = this.details;
+    if (this.hint) info.hint = this.hint;
+    return info;
+  }
+}
+
+export function httpStatusOf(kind: ErrorKind): number {
+  return ERROR_KINDS[kind].http;
+}
+
+/** Anything thrown that is not an OpError is the backend failing unexpectedly. */
+export function toOpError(error: unknown): OpError {
+  if (error instanceof OpError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new OpError('backend', `The browser failed unexpectedly: ${firstLine(message)}`);
+}
+
+export function firstLine(text: string): string {
+  const line = text.split('\n').find((l) => l.trim() !== '') ?? text;
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+}

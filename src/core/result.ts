@@ -1,0 +1,65 @@
+import type { Condition } from './condition.js';
+import type { ErrorInfo } from './errors.js';
+import type { Strategy } from './target.js';
+
+/** The element an op acted on, as a model would name it. */
+export interface ElementSummary {
+  ref?: string;
+  role?: string;
+  name?: string;
+  tag: string;
+  text?: string;
+}
+
+export interface TargetSummary {
+  element: ElementSummary;
+  strategy: Strategy;
+  candidates: number;
+}
+
+export interface Check {
+  condition: Condition;
+  passed: boolean;
+  observed?: Record<string, unknown>;
+  error?: string;
+}
+
+export interface Verification {
+  status: 'passed' | 'failed' | 'not_checked';
+  checks?: Check[];
+}
+
+export interface Evidence {
+  kind: 'screenshot' | 'pdf' | 'download' | 'video' | 'state';
+  path: string;
+  name: string;
+  url?: string;
+}
+
+/** Every operation, from every surface, answers with this (DESIGN §3.1). */
+export interface ActionResult {
+  ok: boolean;
+  op: string;
+  action_id: string;
+  session_id: string;
+  target?: TargetSummary;
+  page?: { url: string; title: string; tab?: string };
+  verification: Verification;
+  data?: Record<string, unknown>;
+  error?: ErrorInfo;
+  evidence?: Evidence[];
+  notes?: string[];
+  timing: { started_at_ms: number; duration_ms: number; timeout_ms: number };
+}
+
+/** Leaves out the fields DESIGN §3.1 says are omitted when empty. */
+export function compactResult(result: ActionResult): ActionResult {
+  const out = { ...result };
+  if (!out.data || Object.keys(out.data).length === 0) delete out.data;
+  if (!out.error) delete out.error;
+  if (!out.evidence || out.evidence.length === 0) delete out.evidence;
+  if (!out.notes || out.notes.length === 0) delete out.notes;
+  if (!out.target) delete out.target;
+  if (!out.page) delete out.page;
+  return out;
+}

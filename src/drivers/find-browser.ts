@@ -1,0 +1,34 @@
+import { accessSync, constants } from 'node:fs';
+
+const CANDIDATES = [
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome',
+  '/usr/bin/google-chrome-stable',
+  '/snap/bin/chromium',
+  '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
+];
+
+/** The Chromium to launch: BROWSER_PATH, or the first one installed in a usual place. */
+export function findBrowser(configured?: string): string | undefined {
+  const list = configured ? [configured] : CANDIDATES;
+  return list.find((path) => {
+    try {
+      accessSync(path, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Flags Chromium needs on a closed network and as root (it stalls or refuses to start otherwise). */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];

@@ -1,0 +1,26 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { PageApi } from '../page/index.js';
+import type { BrowserTab, FramePath } from './driver.js';
+
+const bundle = readFileSync(new URL('../../page/injected.js', import.meta.url), 'utf8');
+// Keyed by the bundle's hash so a page never keeps an older server's script.
+const key = `__swiftbrowse_${createHash('sha1').update(bundle).digest('hex').slice(0, 8)}`;
+const install = `(globalThis.${key} ??= (() => { ${bundle}; return __swiftbrowsePage.api; })())`;
+
+type Awaited<T> = T extends Promise<infer U> ? U : T;
+export type PageCallResult<K extends keyof PageApi> = Awaited<ReturnType<PageApi[K]>>;
+
+/** Calls one function of the in-page script in a frame of a tab. */
+export async function callPage<K extends keyof PageApi>(
+  tab: BrowserTab,
+  frame: FramePath,
+  fn: K,
+  ...args: Parameters<PageApi[K]>
+): Promise<PageCallResult<K>> {
+  const argList = args.map((a) => (a === undefined ? 'undefined' : JSON.stringify(a))).join(',');
+  return (await tab.evaluate(frame, `${install}.${fn}(${argList})`)) as PageCallResult<K>;
+}
+
+/** The expression that yields the installed api object (drivers use it to fetch element handles). */
+export const pageApiExpression = install;

@@ -1,0 +1,257 @@
+import type { Dialog, Frame, JSHandle, Page, Request } from 'playwright-core';
+import { OpError } from '../../core/errors.js';
+import type {
+  BrowserTab,
+  DialogAnswer,
+  DialogInfo,
+  FramePath,
+  MouseButton,
+  NavigationOutcome,
+  ScreenshotOptions,
+  TabActivity,
+} from '../driver.js';
+import { pageApiExpression } from '../page-script.js';
+import { fromPlaywright, isPageScriptError, stripPrefix } from './errors.js';
+
+/** One Playwright page as a Driver tab. */
+export class PlaywrightTab implements BrowserTab {
+  private requestSeq = 0;
+  private readonly inFlight = new Map<Request, number>();
+  private navigations = 0;
+  private lastNavigation?: NavigationOutcome & { url: string };
+  private dialog?: Dialog;
+  private armed?: DialogAnswer;
+  private readonly dialogListeners = new Set<() => void>();
+
+  constructor(
+    readonly id: string,
+    readonly page: Page,
+  ) {
+    page.on('request', (r) => this.inFlight.set(r, ++this.requestSeq));
+    page.on('requestfinished', (r) => this.inFlight.delete(r));
+    page.on('requestfailed', (r) => {
+      this.inFlight.delete(r);
+      if (r.isNavigationRequest() && r.frame() === page.mainFrame()) {
+        this.lastNavigation = { url: r.url(), error: r.failure()?.errorText ?? 'failed' };
+      }
+    });
+    page.on('response', (r) => {
+      const req = r.request();
+      if (req.isNavigationRequest() && req.frame() === page.mainFrame()) {
+        this.lastNavigation = { url: r.url(), status: r.status() };
+      }
+    });
+    page.on('framenavigated', (f) => {
+      if (f === page.mainFrame()) this.navigations++;
+    });
+    page.on('dialog', (d) => this.onDialog(d));
+  }
+
+  url(): string {
+    return this.page.url();
+  }
+
+  async title(): Promise<string> {
+    try {
+      return await this.page.title();
+    } catch {
+      return '';
+    }
+  }
+
+  async goto(url: string, timeoutMs: number): Promise<NavigationOutcome> {
+    return this.navigation(`Loading ${url}`, () => this.page.goto(url, { timeout: timeoutMs, waitUntil: 'domcontentloaded' }));
+  }
+
+  async back(timeoutMs: number): Promise<NavigationOutcome | null> {
+    return this.historyStep('Going back', () => this.page.goBack({ timeout: timeoutMs, waitUntil: 'domcontentloaded' }));
+  }
+
+  async forward(timeoutMs: number): Promise<NavigationOutcome | null> {
+    return this.historyStep('Going forward', () => this.page.goForward({ timeout: timeoutMs, waitUntil: 'domcontentloaded' }));
+  }
+
+  async reload(timeoutMs: number): Promise<NavigationOutcome> {
+    return this.navigation('Reloading', () => this.page.reload({ timeout: timeoutMs, waitUntil: 'domcontentloaded' }));
+  }
+
+  private async historyStep(doing: string, go: () => ReturnType<Page['goBack']>): Promise<NavigationOutcome | null> {
+    const before = this.navigations;
+    const outcome = await this.navigation(doing, go);
+    return this.navigations === before && outcome.status === undefined ? null : outcome;
+  }
+
+  private async navigation(doing: string, go: () => ReturnType<Page['goto']>): Promise<NavigationOutcome> {
+    try {
+      const response = await go();
+      return response ? { status: response.status() } : {};
+    } catch (e) {
+      const err = fromPlaywright(e, doing);
+      if (err.kind === 'navigation_failed') return { error: String(err.details?.error ?? err.message) };
+      throw err;
+    }
+  }
+
+  private async frameAt(path: FramePath): Promise<Frame> {
+    let frame = this.page.mainFrame();
+    for (const handle of path) {
+      const h: JSHandle = await frame.evaluateHandle(`${pageApiExpression}.element(${handle})`);
+      const child = await h.asElement()?.contentFrame();
+      await h.dispose();
+      if (!child) throw new OpError('stale_element', 'The iframe the target was in is gone or was replaced.');
+      frame = child;
+    }
+    return frame;
+  }
+
+  async evaluate(path: FramePath, expression: string): Promise<unknown> {
+    try {
+      const frame = await this.frameAt(path);
+      return await this.untilDialog(frame.evaluate(expression), undefined);
+    } catch (e) {
+      if (e instanceof OpError) throw e;
+      if (isPageScriptError(e)) {
+        throw new OpError('invalid_argument', `The script threw in the page: ${stripPrefix((e as Error).message).split('\n')[0]}`, {
+          details: { page_error: true },
+        });
+      }
+      throw fromPlaywright(e, 'Running script in the page');
+    }
+  }
+
+  /** Input that opens a dialog blocks until it is answered; stop waiting once one opens. */
+  private async untilDialog<T>(work: Promise<T>, fallback: T): Promise<T> {
+    if (this.dialog) return work;
+    let listener = () => {};
+    const opened = new Promise<T>((resolve) => {
+      listener = () => resolve(fallback);
+      this.dialogListeners.add(listener);
+    });
+    work.catch(() => undefined);
+    try {
+      return await Promise.race([work, opened]);
+    } finally {
+      this.dialogListeners.delete(listener);
+    }
+  }
+
+  private async input(doing: string, send: () => Promise<void>): Promise<void> {
+    try {
+      await this.untilDialog(send(), undefined);
+    } catch (e) {
+      throw fromPlaywright(e, doing);
+    }
+  }
+
+  mouseMove(x: number, y: number): Promise<void> {
+    return this.input('Moving the pointer', () => this.page.mouse.move(x, y));
+  }
+  mouseDown(button: MouseButton, clickCount: number): Promise<void> {
+    return this.input('Pressing the mouse button', () => this.page.mouse.down({ button, clickCount }));
+  }
+  mouseUp(button: MouseButton, clickCount: number): Promise<void> {
+    return this.input('Releasing the mouse button', () => this.page.mouse.up({ button, clickCount }));
+  }
+  wheel(dx: number, dy: number): Promise<void> {
+    return this.input('Scrolling', () => this.page.mouse.wheel(dx, dy));
+  }
+  keyDown(key: string): Promise<void> {
+    return this.input(`Pressing ${key}`, () => this.page.keyboard.down(key));
+  }
+  keyUp(key: string): Promise<void> {
+    return this.input(`Releasing ${key}`, () => this.page.keyboard.up(key));
+  }
+  insertText(text: string): Promise<void> {
+    return this.input('Typing', () => this.page.keyboard.insertText(text));
+  }
+
+  async screenshot(options: ScreenshotOptions): Promise<Buffer> {
+    try {
+      return await this.page.screenshot({ ...options, animations: 'disabled', caret: 'hide', timeout: 15_000 });
+    } catch (e) {
+      throw fromPlaywright(e, 'Taking a screenshot');
+    }
+  }
+
+  async pdf(): Promise<Buffer> {
+    try {
+      return await this.page.pdf({ printBackground: true });
+    } catch (e) {
+      const err = fromPlaywright(e, 'Printing to PDF');
+      if (/headless/i.test(err.message)) throw new OpError('unsupported', 'PDF needs a headless browser; open the session with headless: true.');
+      throw err;
+    }
+  }
+
+  viewport(): { width: number; height: number } {
+    return this.page.viewportSize() ?? { width: 0, height: 0 };
+  }
+
+  async setViewport(width: number, height: number): Promise<void> {
+    await this.page.setViewportSize({ width, height });
+  }
+
+  async setInputFiles(path: FramePath, handle: number, paths: string[]): Promise<void> {
+    const frame = await this.frameAt(path);
+    const h: JSHandle = await frame.evaluateHandle(`${pageApiExpression}.element(${handle})`);
+    const el = h.asElement();
+    try {
+      if (!el) throw new OpError('stale_element', 'The file input was removed from the page.');
+      await el.setInputFiles(paths);
+    } catch (e) {
+      throw fromPlaywright(e, 'Setting the files');
+    } finally {
+      await h.dispose();
+    }
+  }
+
+  activity(since = 0): TabActivity {
+    let inFlight = 0;
+    for (const seq of this.inFlight.values()) if (seq > since) inFlight++;
+    return { requestsStarted: this.requestSeq, requestsInFlight: inFlight, navigations: this.navigations, lastNavigation: this.lastNavigation };
+  }
+
+  private onDialog(d: Dialog): void {
+    const answer = this.armed;
+    if (answer) {
+      this.armed = undefined;
+      void (answer.accept ? d.accept(answer.text) : d.dismiss()).catch(() => undefined);
+    } else {
+      this.dialog = d;
+    }
+    for (const listener of this.dialogListeners) listener();
+  }
+
+  pendingDialog(): DialogInfo | undefined {
+    return this.dialog ? dialogInfo(this.dialog) : undefined;
+  }
+
+  async answerDialog(answer: DialogAnswer): Promise<void> {
+    const d = this.dialog;
+    this.dialog = undefined;
+    if (!d) return;
+    await (answer.accept ? d.accept(answer.text) : d.dismiss()).catch(() => undefined);
+  }
+
+  armDialog(answer: DialogAnswer): void {
+    this.armed = answer;
+  }
+
+  async bringToFront(): Promise<void> {
+    await this.page.bringToFront();
+  }
+
+  async close(): Promise<void> {
+    await this.page.close({ runBeforeUnload: false }).catch(() => undefined);
+  }
+
+  isClosed(): boolean {
+    return this.page.isClosed();
+  }
+}
+
+function dialogInfo(d: Dialog): DialogInfo {
+  const info: DialogInfo = { type: d.type() as DialogInfo['type'], message: d.message() };
+  if (d.type() === 'prompt') info.default_value = d.defaultValue();
+  return info;
+}

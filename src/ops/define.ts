@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import type { Config } from '../config.js';
+import type { Check, Evidence, TargetSummary } from '../core/result.js';
+import type { BrowserTab } from '../drivers/driver.js';
+import type { Session } from '../sessions/session.js';
+import type { SessionManager } from '../sessions/session-manager.js';
+import type { ActionResult } from '../core/result.js';
+import type { OpError } from '../core/errors.js';
+import { expectSchema } from '../core/condition.js';
+import { millis } from '../core/schema.js';
+
+/** Which surface a call came through; approval defaults differ per surface (DESIGN §3.6). */
+export type Surface = 'http' | 'cli' | 'mcp' | 'flow' | 'test';
+
+/** What a handler can use while it runs. */
+export interface OpContext {
+  session: Session;
+  sessions: SessionManager;
+  config: Config;
+  surface: Surface;
+  /** Consequential actions need `approved: true` when this is on. */
+  approval: boolean;
+  timeoutMs: number;
+  /** Epoch ms by which the op must be done. */
+  deadline: number;
+  signal?: AbortSignal;
+  /** Notes the handler adds (`new_tab t2`, `forced`…). */
+  notes: string[];
+  /** The active tab, opening the browser if the session has none. */
+  tab(): Promise<BrowserTab>;
+  /** Called just before input reaches the page: from then on the op is never retried. */
+  delivered(): void;
+  /** Runs another op in this session (batch); the caller already holds the session. */
+  runNested(op: string, args: unknown): Promise<ActionResult>;
+}
+
+/** What a handler returns; `runOp` turns it into the ActionResult. */
+export interface OpOutcome {
+  data?: Record<string, unknown>;
+  target?: TargetSummary;
+  evidence?: Evidence[];
+  /** Checks the op itself made (assert). */
+  checks?: Check[];
+  /** False fails the result while keeping its data (a batch with a failed step). */
+  ok?: boolean;
+  /** The error to report with ok: false. */
+  error?: OpError;
+}
+
+export interface OpDefinition<S extends z.ZodObject = z.ZodObject> {
+  name: string;
+  summary: string;
+  /** The op's own arguments; `timeout` and (for acting ops) `expect` are added. */
+  args: S;
+  /** Changes the page: settles afterwards, accepts `expect`, attaches a screenshot on failure. */
+  acts: boolean;
+  /** Needs a browser (opened on demand). */
+  browser: boolean;
+  /** May be a flow step (DESIGN §8). */
+  step: boolean;
+  /** Reads only: MCP `readOnlyHint`. */
+  readOnly: boolean;
+  run(ctx: OpContext, args: z.output<S> & CommonArgs): Promise<OpOutcome>;
+}
+
+export interface CommonArgs {
+  timeout?: number;
+  expect?: z.output<typeof expectSchema>;
+}
+
+export interface OpDeclaration<S extends z.ZodObject> {
+  name: string;
+  summary: string;
+  args: S;
+  acts?: boolean;
+  browser?: boolean;
+  step?: boolean;
+  readOnly?: boolean;
+  run(ctx: OpContext, args: z.output<S> & CommonArgs): Promise<OpOutcome>;
+}
+
+export const timeoutArg = millis('Give up after this many ms (default: the session timeout, 10000)').optional();
+
+/** Declares an op once; every surface derives from this (DESIGN §1.1). */
+export function defineOp<S extends z.ZodObject>(decl: OpDeclaration<S>): OpDefinition {
+  const acts = decl.acts ?? false;
+  const browser = decl.browser ?? true;
+  const extra: Record<string, z.ZodType> = {};
+  if (browser && !('timeout' in decl.args.shape)) extra.timeout = timeoutArg;
+  if (acts && !('expect' in decl.args.shape)) extra.expect = expectSchema.optional();
+  const args = z.strictObject({ ...decl.args.shape, ...extra });
+  return {
+    name: decl.name,
+    summary: decl.summary,
+    args,
+    acts,
+    browser,
+    step: decl.step ?? true,
+    readOnly: decl.readOnly ?? false,
+    run: decl.run as OpDefinition['run'],
+  };
+}

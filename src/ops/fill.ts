@@ -1,0 +1,126 @@
+import { z } from 'zod';
+import { OpError } from '../core/errors.js';
+import { describeTarget, targetSchema } from '../core/target.js';
+import type { BrowserTab } from '../drivers/driver.js';
+import { callPage } from '../drivers/page-script.js';
+import type { ControlInfo } from '../page/protocol.js';
+import { defineOp, type OpContext } from './define.js';
+import { actionableElement, summarise, type ActionableElement } from './element.js';
+import { clickAt } from './pointer.js';
+
+const valueSchema = z
+  .union([z.string(), z.number(), z.boolean(), z.array(z.string())])
+  .describe('Text to type; an option (visible text or value, a list for multi-select); true/false for a checkbox or radio; YYYY-MM-DD for a date');
+
+function asBoolean(value: unknown): boolean | undefined {
+  if (typeof value === 'boolean') return value;
+  if (value === 'true' || value === 'on' || value === 'checked') return true;
+  if (value === 'false' || value === 'off' || value === 'unchecked') return false;
+  return undefined;
+}
+
+async function setChecked(ctx: OpContext, tab: BrowserTab, el: ActionableElement, info: ControlInfo, value: unknown) {
+  const want = asBoolean(value);
+  const what = describeTarget(el.target);
+  if (want === undefined) throw new OpError('invalid_argument', `fill: ${what} is a ${info.kind}; give value true or false.`);
+  if (info.kind === 'radio' && !want) {
+    throw new OpError('invalid_argument', `fill: a radio button cannot be set to false; choose another radio of the group instead (${what}).`);
+  }
+  if (info.checked === want) {
+    ctx.notes.push('unchanged: already in that state');
+    return { checked: want };
+  }
+  ctx.delivered();
+  await clickAt(tab, el.point, { button: 'left', count: 1, modifiers: [] });
+  const now = await callPage(tab, el.frame, 'controlInfo', el.handle);
+  if (now.checked !== want) {
+    throw new OpError('verification_failed', `fill: clicked ${what} but it is still ${now.checked ? 'checked' : 'unchecked'}; the page may block the change.`);
+  }
+  return { checked: want };
+}
+
+async function choose(ctx: OpContext, tab: BrowserTab, el: ActionableElement, info: ControlInfo, value: unknown) {
+  const wanted = Array.isArray(value) ? value.map(String) : [String(value)];
+  if (wanted.length > 1 && !info.multiple) throw new OpError('invalid_argument', `fill: ${describeTarget(el.target)} takes one option, not a list.`);
+  const known = info.options ?? [];
+  const missing = wanted.filter((w) => !known.some((o) => o.value === w || o.text === w.trim()));
+  if (missing.length > 0) {
+    const list = known.map((o) => (o.text === o.value ? JSON.stringify(o.text) : `${JSON.stringify(o.text)} (value ${JSON.stringify(o.value)})`));
+    throw new OpError('invalid_argument', `fill: ${describeTarget(el.target)} has no option ${missing.map((m) => JSON.stringify(m)).join(', ')}. Options: ${list.join(', ')}.`, {
+      details: { options: known },
+    });
+  }
+  ctx.delivered();
+  await callPage(tab, el.frame, 'selectOptions', el.handle, wanted);
+  return { value: await callPage(tab, el.frame, 'readValue', el.handle) };
+}
+
+async function typeText(ctx: OpContext, tab: BrowserTab, el: ActionableElement, info: ControlInfo, value: unknown) {
+  const text = String(value);
+  const focused = await callPage(tab, el.frame, 'focusForTyping', el.handle);
+  if (!focused) await clickAt(tab, el.point, { button: 'left', count: 1, modifiers: [] });
+  ctx.delivered();
+  if (text === '') {
+    await tab.keyDown('Delete');
+    await tab.keyUp('Delete');
+  } else await tab.insertText(text);
+  const held = await callPage(tab, el.frame, 'readValue', el.handle);
+  const expected = info.kind === 'contenteditable' ? text.trim() : text;
+  const actual = info.kind === 'contenteditable' ? held.trim() : held;
+  if (actual !== expected) {
+    const focus = await callPage(tab, el.frame, 'focusInfo', el.handle);
+    const thief = focus.inside ? '' : ` Focus is on \`${focus.desc}\` — a prompt or overlay may have taken it.`;
+    const shown = info.password ? 'something else' : JSON.stringify(held.slice(0, 80));
+    throw new OpError('verification_failed', `fill: typed into ${describeTarget(el.target)}, but it holds ${shown}, not the text typed.${thief} Read the page before retrying.`);
+  }
+  return { value: info.password ? null : held };
+}
+
+async function setDirect(ctx: OpContext, tab: BrowserTab, el: ActionableElement, info: ControlInfo, value: unknown) {
+  const text = String(value);
+  ctx.delivered();
+  await callPage(tab, el.frame, 'setDirectValue', el.handle, text);
+  const held = await callPage(tab, el.frame, 'readValue', el.handle);
+  if (held !== text) {
+    const format = info.inputType === 'date' ? ' Dates are YYYY-MM-DD.' : info.inputType === 'time' ? ' Times are HH:MM.' : '';
+    throw new OpError('invalid_argument', `fill: the ${info.inputType} input ${describeTarget(el.target)} did not accept ${JSON.stringify(text)} (it holds ${JSON.stringify(held)}).${format}`);
+  }
+  return { value: held };
+}
+
+export const fill = defineOp({
+  name: 'fill',
+  summary: 'Set a form control: type text, choose an option, tick a checkbox or radio, set a date',
+  acts: true,
+  args: z.strictObject({
+    target: targetSchema,
+    value: valueSchema,
+  }),
+  async run(ctx, args) {
+    const tab = await ctx.tab();
+    const el = await actionableElement(tab, args.target, { enabled: true, hitTest: false, editable: true });
+    const info = await callPage(tab, el.frame, 'controlInfo', el.handle);
+    let data: Record<string, unknown>;
+    switch (info.kind) {
+      case 'checkbox':
+      case 'radio':
+        data = await setChecked(ctx, tab, el, info, args.value);
+        break;
+      case 'select':
+        data = await choose(ctx, tab, el, info, args.value);
+        break;
+      case 'direct':
+        data = await setDirect(ctx, tab, el, info, args.value);
+        break;
+      case 'text':
+      case 'contenteditable':
+        data = await typeText(ctx, tab, el, info, args.value);
+        break;
+      case 'file':
+        throw new OpError('invalid_argument', `fill: ${describeTarget(args.target)} is a file input; use upload with paths.`);
+      default:
+        throw new OpError('invalid_argument', `fill: ${describeTarget(args.target)} is a <${el.info.tag}>, not a form control; target an input, textarea, select or contenteditable element.`);
+    }
+    return { target: summarise(el), data };
+  },
+});

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { OpError } from '../core/errors.js';
+import { millis } from '../core/schema.js';
+import type { BrowserTab, NavigationOutcome } from '../drivers/driver.js';
+import { defineOp, type OpContext } from './define.js';
+import { navigationError } from './settle.js';
+
+const navTimeout = millis('Give up loading after this many ms (default 30000)').optional();
+
+function checkLoaded(tab: BrowserTab, url: string, outcome: NavigationOutcome): Record<string, unknown> {
+  if (outcome.error) throw navigationError(url, outcome.error);
+  if (outcome.status !== undefined && outcome.status >= 400) throw navigationError(url, `HTTP ${outcome.status}`);
+  if (tab.url().startsWith('chrome-error://')) throw navigationError(url, 'the browser showed its error page');
+  return outcome.status !== undefined ? { status: outcome.status } : {};
+}
+
+function navTimeoutOf(ctx: OpContext, timeout: number | undefined): number {
+  return timeout ?? ctx.config.navigationTimeoutMs;
+}
+
+export const goto = defineOp({
+  name: 'goto',
+  summary: 'Load a URL in the current tab and wait for it to settle',
+  acts: true,
+  args: z.strictObject({
+    url: z.string().min(1).describe('Absolute URL (http, https, file, data); a bare host gets https://'),
+    timeout: navTimeout,
+  }),
+  async run(ctx, args) {
+    const url = /^[a-z][a-z0-9+.-]*:/i.test(args.url) ? args.url : `https://${args.url}`;
+    try {
+      new URL(url);
+    } catch {
+      throw new OpError('invalid_argument', `goto: ${JSON.stringify(args.url)} is not a URL; give an absolute URL such as http://127.0.0.1:8765/demo/login.html.`);
+    }
+    const tab = await ctx.tab();
+    ctx.delivered();
+    return { data: checkLoaded(tab, url, await tab.goto(url, navTimeoutOf(ctx, args.timeout))) };
+  },
+});
+
+function historyOp(name: 'back' | 'forward', summary: string) {
+  return defineOp({
+    name,
+    summary,
+    acts: true,
+    args: z.strictObject({ timeout: navTimeout }),
+    async run(ctx, args) {
+      const tab = await ctx.tab();
+      ctx.delivered();
+      const outcome = await tab[name](navTimeoutOf(ctx, args.timeout));
+      if (!outcome) ctx.notes.push(`no_history: there is no page to go ${name} to`);
+      return { data: outcome ? checkLoaded(tab, tab.url(), outcome) : {} };
+    },
+  });
+}
+
+export const back = historyOp('back', 'Go back one page in the tab history');
+export const forward = historyOp('forward', 'Go forward one page in the tab history');
+
+export const reload = defineOp({
+  name: 'reload',
+  summary: 'Reload the current page',
+  acts: true,
+  args: z.strictObject({ timeout: navTimeout }),
+  async run(ctx, args) {
+    const tab = await ctx.tab();
+    ctx.delivered();
+    return { data: checkLoaded(tab, tab.url(), await tab.reload(navTimeoutOf(ctx, args.timeout))) };
+  },
+});

@@ -1,0 +1,46 @@
+import { assert, waitFor } from './assert.js';
+import { batch } from './batch.js';
+import { pdf, resize, screenshot } from './capture.js';
+import { click } from './click.js';
+import type { OpDefinition } from './define.js';
+import { dialog } from './dialog.js';
+import { evaluate } from './evaluate.js';
+import { fill } from './fill.js';
+import { hover } from './hover.js';
+import { close, open, status } from './lifecycle.js';
+import { back, forward, goto, reload } from './navigate.js';
+import { press } from './press.js';
+import { scroll } from './scroll.js';
+import { tabClose, tabList, tabNew, tabSelect } from './tabs.js';
+import { upload } from './upload.js';
+
+/** Every op, in the order listings show them. */
+export const OPS: readonly OpDefinition[] = [
+  open,
+  close,
+  status,
+  goto,
+  back,
+  forward,
+  reload,
+  click,
+  hover,
+  fill,
+  press,
+  scroll,
+  upload,
+  dialog,
+  evaluate,
+  assert,
+  waitFor,
+  screenshot,
+  pdf,
+  resize,
+  tabNew,
+  tabList,
+  tabSelect,
+  tabClose,
+  batch,
+];
+
+export const OP_MAP: ReadonlyMap<string, OpDefinition> = new Map(OPS.map((op) => [op.name, op]));

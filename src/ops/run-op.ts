@@ -1,0 +1,170 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from '../core/args.js';
+import type { Condition } from '../core/condition.js';
+import { OpError, toOpError } from '../core/errors.js';
+import { stripUrlCredentials } from '../core/redact.js';
+import { compactResult, type ActionResult, type Check, type Evidence } from '../core/result.js';
+import type { BrowserTab } from '../drivers/driver.js';
+import type { Session } from '../sessions/session.js';
+import type { SessionManager } from '../sessions/session-manager.js';
+import type { CommonArgs, OpContext, OpDefinition, OpOutcome, Surface } from './define.js';
+import { baseline, checkNavigation, settle } from './settle.js';
+import { failureMessage, verify } from './verify.js';
+
+export interface OpRequest {
+  op: string;
+  args: unknown;
+  session: Session;
+  surface: Surface;
+  /** Approval policy for this call's surface (DESIGN §3.6). */
+  approval?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface OpRuntime {
+  sessions: SessionManager;
+  ops: ReadonlyMap<string, OpDefinition>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Runs one op on its session, one at a time; every surface calls this. */
+export function runOp(rt: OpRuntime, request: OpRequest): Promise<ActionResult> {
+  const op = rt.ops.get(request.op);
+  // status never waits behind other ops (DESIGN §6).
+  if (op && !op.browser) return execute(rt, request);
+  return request.session.exclusive(() => execute(rt, request));
+}
+
+async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult> {
+  const { session } = request;
+  const started = Date.now();
+  const actionId = session.nextActionId();
+  const op = rt.ops.get(request.op);
+  const notes: string[] = [];
+  let timeoutMs = session.settings.timeoutMs;
+  let outcome: OpOutcome = {};
+  let checks: Check[] | undefined;
+  let error: OpError | undefined;
+  let tab: BrowserTab | undefined;
+  let conditions: Condition[] | undefined;
+  try {
+    if (!op) {
+      throw new OpError('invalid_argument', `Unknown op "${request.op}". Ops: ${[...rt.ops.keys()].join(', ')}.`);
+    }
+    const args = parseArgs(op.name, op.args, request.args) as CommonArgs & Record<string, unknown>;
+    timeoutMs = args.timeout ?? timeoutMs;
+    conditions = args.expect;
+    let delivered = false;
+    const ctx: OpContext = {
+      session,
+      sessions: rt.sessions,
+      config: rt.sessions.config,
+      surface: request.surface,
+      approval: request.approval ?? rt.sessions.config.approval,
+      timeoutMs,
+      deadline: started + timeoutMs,
+      signal: request.signal,
+      notes,
+      tab: async () => {
+        const { opened } = await rt.sessions.ensureBrowser(session);
+        if (opened && !notes.includes('browser_opened')) notes.push('browser_opened');
+        const active = session.activeTab();
+        if (!active) throw new OpError('backend', 'The browser has no open tab; close the session and open it again.');
+        return active;
+      },
+      delivered: () => {
+        delivered = true;
+      },
+      runNested: (name, nestedArgs) => execute(rt, { ...request, op: name, args: nestedArgs }),
+    };
+    if (op.browser && op.name !== 'open' && op.name !== 'close') {
+      tab = await ctx.tab();
+      const pending = tab.pendingDialog();
+      if (pending && op.name !== 'dialog') {
+        await tab.answerDialog({ accept: false });
+        notes.push(`dialog_dismissed (${pending.type}: ${pending.message.slice(0, 80)})`);
+      }
+    }
+    const before = op.acts && tab ? await baseline(tab) : undefined;
+    let delay = 50;
+    for (;;) {
+      try {
+        outcome = await op.run(ctx, args);
+        break;
+      } catch (e) {
+        const err = toOpError(e);
+        if (delivered || !err.retriable || Date.now() + delay >= started + timeoutMs || request.signal?.aborted) throw err;
+        await sleep(delay);
+        delay = Math.min(delay * 2, 250);
+      }
+    }
+    tab = request.session.activeTab() ?? tab;
+    if (before && tab && op.acts) {
+      notes.push(...(await settle(tab, before, rt.sessions.config.settleTimeoutMs)));
+      checkNavigation(tab, before);
+    }
+    const dialog = tab?.pendingDialog();
+    if (dialog) notes.push(`dialog_open (${dialog.type}: ${dialog.message.slice(0, 120)}) — answer it with the dialog op`);
+    if (conditions && tab) {
+      checks = await verify(tab, conditions, timeoutMs, { evaluate: rt.sessions.config.evaluate, signal: request.signal });
+      if (!checks.every((c) => c.passed)) {
+        throw new OpError('verification_failed', `${op.name} was done, but the expected outcome did not follow. ${failureMessage(checks, tab.url())} Do not repeat the action blindly: read the page first.`);
+      }
+    }
+    if (outcome.checks) checks = outcome.checks;
+    if (outcome.error) error = outcome.error;
+  } catch (e) {
+    error = toOpError(e);
+    // A failed check is reported once, under verification, not again in the error.
+    if (!checks && Array.isArray(error.details?.checks)) {
+      checks = error.details.checks as Check[];
+      delete error.details.checks;
+    }
+  }
+  tab = session.activeTab() ?? tab;
+  const evidence: Evidence[] = [...(outcome.evidence ?? [])];
+  if (error && op?.acts && tab && !tab.isClosed() && error.kind !== 'invalid_argument') {
+    const shot = await failureScreenshot(rt.sessions, session, tab, actionId);
+    if (shot) evidence.push(shot);
+  }
+  const page = tab && !tab.isClosed() ? { url: tab.url(), title: await tab.title(), tab: tab.id } : undefined;
+  if (page) session.lastUrl = page.url;
+  const verification: ActionResult['verification'] = checks
+    ? { status: checks.every((c) => c.passed) ? 'passed' : 'failed', checks }
+    : { status: 'not_checked' };
+  const result: ActionResult = {
+    ok: !error && outcome.ok !== false,
+    op: request.op,
+    action_id: actionId,
+    session_id: session.name,
+    target: outcome.target,
+    page,
+    verification,
+    data: outcome.data,
+    error: error?.toInfo(),
+    evidence,
+    notes,
+    timing: { started_at_ms: started, duration_ms: Date.now() - started, timeout_ms: timeoutMs },
+  };
+  return scrub(compactResult(result));
+}
+
+async function failureScreenshot(sessions: SessionManager, session: Session, tab: BrowserTab, actionId: string): Promise<Evidence | undefined> {
+  try {
+    const dir = sessions.downloadsDir(session);
+    await mkdir(dir, { recursive: true });
+    const name = `failure-${actionId}.jpg`;
+    const path = join(dir, name);
+    await writeFile(path, await tab.screenshot({ type: 'jpeg', quality: 60 }));
+    return { kind: 'screenshot', name, path };
+  } catch {
+    return undefined; // evidence is best effort: the error itself must still be returned
+  }
+}
+
+/** Every result leaves through here: credentials in URLs are removed. */
+function scrub(result: ActionResult): ActionResult {
+  return JSON.parse(stripUrlCredentials(JSON.stringify(result))) as ActionResult;
+}

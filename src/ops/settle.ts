@@ -1,0 +1,102 @@
+import { OpError } from '../core/errors.js';
+import type { BrowserTab } from '../drivers/driver.js';
+import { callPage } from '../drivers/page-script.js';
+import type { ActivityMark } from '../page/protocol.js';
+
+/** A DOM counts as settled after this long without mutations. */
+const QUIET_MS = 120;
+/** Long enough for a click handler's fetch or navigation to reach the driver. */
+const GRACE_MS = 30;
+const POLL_MS = 25;
+
+export interface Baseline {
+  url: string;
+  requestSeq: number;
+  navigations: number;
+  lastNavigation?: unknown;
+}
+
+export async function baseline(tab: BrowserTab): Promise<Baseline> {
+  const a = tab.activity();
+  await callPage(tab, [], 'mark').catch(() => undefined);
+  return { url: tab.url(), requestSeq: a.requestsStarted, navigations: a.navigations, lastNavigation: a.lastNavigation };
+}
+
+async function domActivity(tab: BrowserTab): Promise<ActivityMark | null> {
+  try {
+    return await callPage(tab, [], 'activity');
+  } catch {
+    return null; // the document is being replaced
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Waits for what an action started: requests it made, a navigation, a DOM that keeps changing.
+ * An action that started nothing costs only the grace period. Returns notes on what happened.
+ */
+export async function settle(tab: BrowserTab, before: Baseline, settleTimeoutMs: number): Promise<string[]> {
+  const started = Date.now();
+  await sleep(GRACE_MS);
+  const deadline = started + settleTimeoutMs;
+  let mutated = false;
+  let waited = false;
+  for (;;) {
+    if (tab.isClosed() || tab.pendingDialog()) break;
+    const a = tab.activity(before.requestSeq);
+    const dom = await domActivity(tab);
+    const navigated = a.navigations > before.navigations;
+    if (dom && dom.mutations > 0) mutated = true;
+    const network = a.requestsStarted > before.requestSeq;
+    if (!navigated && !network && dom && dom.mutations === 0) break;
+    const quiet = a.requestsInFlight === 0 && dom !== null && dom.sinceLastMutationMs >= QUIET_MS;
+    if (quiet) break;
+    if (Date.now() >= deadline) {
+      return [...notesFor(tab, before, mutated), `still_loading after ${settleTimeoutMs} ms`];
+    }
+    waited = true;
+    await sleep(POLL_MS);
+  }
+  const notes = notesFor(tab, before, mutated);
+  if (waited && Date.now() - started > 200) notes.push('waited_for_render');
+  return notes;
+}
+
+function notesFor(tab: BrowserTab, before: Baseline, mutated: boolean): string[] {
+  const notes: string[] = [];
+  if (tab.isClosed()) return ['tab_closed'];
+  const a = tab.activity();
+  if (a.navigations > before.navigations) notes.push('navigated');
+  else if (tab.url() !== before.url) notes.push('url_changed');
+  if (mutated && !notes.includes('navigated')) notes.push('dom_changed');
+  return notes;
+}
+
+/** After an action that navigated: a load that failed is an error, even behind Chromium's own error page. */
+export function checkNavigation(tab: BrowserTab, before: Baseline): void {
+  const a = tab.activity();
+  if (a.navigations <= before.navigations && a.lastNavigation === before.lastNavigation) return;
+  const last = a.lastNavigation;
+  if (!last || last === before.lastNavigation) {
+    if (tab.url().startsWith('chrome-error://')) throw navigationError(tab.url(), 'the browser showed its error page');
+    return;
+  }
+  if (last.error) throw navigationError(last.url, last.error);
+  if (last.status !== undefined && last.status >= 400) throw navigationError(last.url, `HTTP ${last.status}`);
+}
+
+export function navigationError(url: string, cause: string): OpError {
+  const advice = /NAME_NOT_RESOLVED/.test(cause)
+    ? 'the host name does not resolve; check the URL'
+    : /CONNECTION_REFUSED/.test(cause)
+      ? 'nothing is listening there; is the site running?'
+      : /CERT|SSL/.test(cause)
+        ? 'the certificate was refused'
+        : /HTTP 4/.test(cause)
+          ? 'the server answered with an error page; check the URL'
+          : /HTTP 5/.test(cause)
+            ? 'the server failed; try again later or check the site'
+            : 'check the URL and that the site is reachable';
+  return new OpError('navigation_failed', `The page ${url} did not load (${cause}): ${advice}.`, { details: { url, cause } });
+}

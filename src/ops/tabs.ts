@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { OpError } from '../core/errors.js';
+import type { BrowserTab } from '../drivers/driver.js';
+import type { Session } from '../sessions/session.js';
+import { defineOp, type OpContext } from './define.js';
+
+async function listTabs(session: Session) {
+  const active = session.activeTab();
+  return Promise.all(
+    (session.browser?.tabs() ?? []).map(async (t) => ({ id: t.id, url: t.url(), title: await t.title(), active: t === active })),
+  );
+}
+
+async function tabById(ctx: OpContext, id: string | undefined): Promise<BrowserTab> {
+  await ctx.tab();
+  const tabs = ctx.session.browser?.tabs() ?? [];
+  const tab = id === undefined ? ctx.session.activeTab() : tabs.find((t) => t.id === id);
+  if (!tab) {
+    const list = tabs.map((t) => `${t.id} (${t.url()})`).join(', ');
+    throw new OpError('invalid_argument', `There is no tab ${JSON.stringify(id)}. Tabs: ${list}.`, { details: { tabs: tabs.map((t) => t.id) } });
+  }
+  return tab;
+}
+
+const tabArg = z.string().min(1).describe('Tab id from tab_list, e.g. "t2"');
+
+export const tabNew = defineOp({
+  name: 'tab_new',
+  summary: 'Open a new tab (optionally at a URL) and make it the active one',
+  acts: true,
+  args: z.strictObject({ url: z.string().min(1).optional().describe('URL to load in the new tab') }),
+  async run(ctx, args) {
+    await ctx.tab();
+    const browser = ctx.session.browser!;
+    ctx.delivered();
+    const tab = await browser.newTab();
+    ctx.session.activeTabId = tab.id;
+    if (args.url) await tab.goto(args.url, ctx.config.navigationTimeoutMs);
+    return { data: { tab: tab.id, tabs: await listTabs(ctx.session) } };
+  },
+});
+
+export const tabList = defineOp({
+  name: 'tab_list',
+  summary: 'List the open tabs with their ids, URLs and titles',
+  readOnly: true,
+  args: z.strictObject({}),
+  async run(ctx) {
+    await ctx.tab();
+    return { data: { tabs: await listTabs(ctx.session) } };
+  },
+});
+
+export const tabSelect = defineOp({
+  name: 'tab_select',
+  summary: 'Make a tab the active one; later ops act on it',
+  acts: true,
+  args: z.strictObject({ tab: tabArg }),
+  async run(ctx, args) {
+    const tab = await tabById(ctx, args.tab);
+    ctx.session.activeTabId = tab.id;
+    await tab.bringToFront();
+    return { data: { tab: tab.id } };
+  },
+});
+
+export const tabClose = defineOp({
+  name: 'tab_close',
+  summary: 'Close a tab (default the active one); the last tab cannot be closed — use close',
+  acts: true,
+  args: z.strictObject({ tab: tabArg.optional() }),
+  async run(ctx, args) {
+    const tab = await tabById(ctx, args.tab);
+    const tabs = ctx.session.browser!.tabs();
+    if (tabs.length === 1) {
+      throw new OpError('invalid_argument', `${tab.id} is the last tab (${tab.url()}); use close to end the browser instead.`, { details: { tabs: [tab.id] } });
+    }
+    ctx.delivered();
+    await tab.close();
+    const next = ctx.session.activeTab();
+    if (next) await next.bringToFront();
+    return { data: { closed: tab.id, tabs: await listTabs(ctx.session) } };
+  },
+});
+
+export { listTabs };

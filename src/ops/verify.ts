@@ -1,0 +1,124 @@
+import { describeCondition, globToRegExp, type Condition } from '../core/condition.js';
+import { OpError } from '../core/errors.js';
+import type { Check } from '../core/result.js';
+import type { BrowserTab } from '../drivers/driver.js';
+import { callPage } from '../drivers/page-script.js';
+import { findElement } from './element.js';
+import { runScript } from './script.js';
+
+interface Observation {
+  passed: boolean;
+  observed: Record<string, unknown>;
+}
+
+async function countMatches(tab: BrowserTab, condition: Condition): Promise<{ count: number; visible: number }> {
+  try {
+    // Matches are the visible ones whenever any is visible, so the first tells.
+    const found = await findElement(tab, { ...condition.target!, nth: condition.target!.nth ?? 0 });
+    return { count: found.candidates, visible: found.info.visible ? found.candidates : 0 };
+  } catch (e) {
+    if (e instanceof OpError && e.kind === 'not_found') return { count: 0, visible: 0 };
+    throw e;
+  }
+}
+
+/** Looks once: does the condition hold right now, and what was seen. */
+export async function observe(tab: BrowserTab, c: Condition, evaluateAllowed: boolean): Promise<Observation> {
+  switch (c.type) {
+    case 'url_contains':
+      return { passed: tab.url().includes(String(c.value)), observed: { url: tab.url() } };
+    case 'url_matches':
+      return { passed: globToRegExp(String(c.value)).test(tab.url()), observed: { url: tab.url() } };
+    case 'title_contains': {
+      const title = await tab.title();
+      return { passed: title.includes(String(c.value)), observed: { title } };
+    }
+    case 'text_visible':
+    case 'text_gone': {
+      const visible = await callPage(tab, [], 'textVisible', String(c.value));
+      return { passed: c.type === 'text_visible' ? visible : !visible, observed: { visible } };
+    }
+    case 'visible':
+    case 'hidden': {
+      const { count, visible } = await countMatches(tab, c);
+      return { passed: c.type === 'visible' ? visible > 0 : visible === 0, observed: { count, visible: visible > 0 } };
+    }
+    case 'count': {
+      const { count } = await countMatches(tab, c);
+      return { passed: count === c.equals, observed: { count } };
+    }
+    case 'value': {
+      const found = await findElement(tab, c.target!);
+      const value = await callPage(tab, found.frame, 'readValue', found.handle);
+      return { passed: value === String(c.equals), observed: { value } };
+    }
+    case 'js': {
+      if (!evaluateAllowed) throw new OpError('permission_denied', 'js conditions are off on this server (EVALUATE=off); use url, text or element conditions.');
+      const value = await runScript(tab, [], String(c.value));
+      if (typeof value !== 'boolean') {
+        throw new OpError('invalid_argument', `A js condition must return exactly true or false; it returned ${describeValue(value)}. Add an explicit return of a boolean.`);
+      }
+      return { passed: value, observed: { returned: value } };
+    }
+  }
+}
+
+function describeValue(value: unknown): string {
+  if (value === undefined) return 'undefined (is a return statement missing?)';
+  if (value === null) return 'null';
+  const json = JSON.stringify(value);
+  return `${typeof value} ${json && json.length > 60 ? `${json.slice(0, 60)}…` : json}`;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Polls the conditions until all hold (each for its `stable_for`) or the time is up. A condition
+ * that never held fails, whatever the time it took; errors that are not "not yet" end it at once.
+ */
+export async function verify(
+  tab: BrowserTab,
+  conditions: Condition[],
+  timeoutMs: number,
+  options: { evaluate: boolean; signal?: AbortSignal },
+): Promise<Check[]> {
+  const deadline = Date.now() + timeoutMs;
+  const heldSince = new Map<number, number>();
+  for (;;) {
+    const checks: Check[] = [];
+    for (const [i, c] of conditions.entries()) {
+      let obs: Observation;
+      try {
+        obs = await observe(tab, c, options.evaluate);
+      } catch (e) {
+        if (e instanceof OpError && !e.retriable && e.kind !== 'ambiguous') throw e;
+        const message = e instanceof Error ? e.message : String(e);
+        obs = { passed: false, observed: { error: message } };
+      }
+      const now = Date.now();
+      if (obs.passed) {
+        if (!heldSince.has(i)) heldSince.set(i, now);
+      } else heldSince.delete(i);
+      const stableFor = c.stable_for ?? 0;
+      const held = heldSince.has(i) ? now - heldSince.get(i)! : 0;
+      const passed = obs.passed && held >= stableFor;
+      const check: Check = { condition: c, passed, observed: obs.observed };
+      if (obs.passed && !passed) check.observed = { ...obs.observed, held_ms: held };
+      checks.push(check);
+    }
+    if (checks.every((c) => c.passed)) return checks;
+    if (Date.now() >= deadline || options.signal?.aborted) return checks;
+    await sleep(Math.min(100, Math.max(10, deadline - Date.now())));
+  }
+}
+
+/** One sentence on the first failed check, for the error message. */
+export function failureMessage(checks: Check[], url: string): string {
+  const failed = checks.filter((c) => !c.passed);
+  const parts = failed.map((c) => {
+    const seen = c.observed ? Object.entries(c.observed).map(([k, v]) => `${k} ${JSON.stringify(v)}`).join(', ') : '';
+    const stable = c.condition.stable_for ? ` for ${c.condition.stable_for} ms` : '';
+    return `${describeCondition(c.condition)} did not hold${stable}${seen ? ` (saw ${seen})` : ''}`;
+  });
+  return `On ${url}: ${parts.join('; ')}.`;
+}

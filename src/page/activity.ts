@@ -1,0 +1,22 @@
+import type { ActivityMark } from './protocol.js';
+
+let observer: MutationObserver | null = null;
+let mutations = 0;
+let lastMutation = performance.now();
+
+/** Starts (or restarts) counting DOM mutations, to tell when a page has gone quiet. */
+export function mark(): void {
+  mutations = 0;
+  lastMutation = performance.now();
+  if (observer) return;
+  observer = new MutationObserver((records) => {
+    mutations += records.length;
+    lastMutation = performance.now();
+  });
+  observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+}
+
+export function activity(): ActivityMark {
+  if (!observer) mark();
+  return { mutations, sinceLastMutationMs: performance.now() - lastMutation };
+}

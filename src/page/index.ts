@@ -1,0 +1,52 @@
+/**
+ * The in-page script: one bundle, run identically by every driver. Each call evaluates
+ * `api.<fn>(…args)` in a frame; the api object is installed once per document.
+ */
+import { activity, mark } from './activity.js';
+import { handleVisible, textVisible } from './conditions.js';
+import {
+  activeHandle,
+  controlInfo,
+  domClick,
+  focusElement,
+  focusForTyping,
+  focusInfo,
+  hrefOf,
+  intentTexts,
+  readValue,
+  scrollIntoView,
+  scrollPage,
+  scrollTo,
+  selectOptions,
+  setDirectValue,
+} from './controls.js';
+import { elementOf } from './handles.js';
+import { locate } from './locate.js';
+import { frameOffset, probe } from './probe.js';
+
+export const api = {
+  element: elementOf,
+  activeHandle,
+  activity,
+  controlInfo,
+  domClick,
+  focusElement,
+  focusForTyping,
+  focusInfo,
+  frameOffset,
+  handleVisible,
+  hrefOf,
+  intentTexts,
+  locate,
+  mark,
+  probe,
+  readValue,
+  scrollIntoView,
+  scrollPage,
+  scrollTo,
+  selectOptions,
+  setDirectValue,
+  textVisible,
+};
+
+export type PageApi = typeof api;

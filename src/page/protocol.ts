@@ -1,0 +1,99 @@
+/**
+ * What the server and the in-page script say to each other. Types only: imported by Node code
+ * and by the page bundle alike, so nothing here may touch the DOM.
+ */
+
+export type TextMatcher = { exact: string } | { regex: string; flags: string };
+
+export type PageStrategy = 'role' | 'text' | 'label' | 'placeholder' | 'testid' | 'css' | 'xpath' | 'ref';
+
+export interface PageTarget {
+  strategy: PageStrategy;
+  /** The strategy's value: a role, selector, address or (for text strategies) unused. */
+  value: string;
+  match?: TextMatcher;
+  name?: TextMatcher;
+  near?: TextMatcher;
+}
+
+export interface ElementInfo {
+  handle: number;
+  tag: string;
+  role?: string;
+  name?: string;
+  text?: string;
+  visible: boolean;
+  /** A short CSS-like description, e.g. `button#save.primary`. */
+  desc: string;
+}
+
+export interface LocateResult {
+  /** Matches in document order; visible ones only when any is visible. */
+  matches: ElementInfo[];
+  /** Matches before hidden duplicates were dropped. */
+  total: number;
+  /** For a failed `role` search: elements of that role and their names (near misses). */
+  sameRole?: string[];
+  error?: string;
+}
+
+export type Blocker =
+  | 'detached'
+  | 'hidden'
+  | 'zero_size'
+  | 'disabled'
+  | 'readonly'
+  | 'covered'
+  | 'moving'
+  | 'offscreen';
+
+export interface Actionability {
+  ok: boolean;
+  blocker?: Blocker;
+  /** One sentence: what blocks the element and what to try. */
+  message?: string;
+  /** Centre of the element in its frame's viewport. */
+  point?: { x: number; y: number };
+  box?: { x: number; y: number; width: number; height: number };
+}
+
+export interface ProbeOptions {
+  /** Require the element to be enabled (clicks and fills). */
+  enabled: boolean;
+  /** Require the centre to receive events (pointer gestures). */
+  hitTest: boolean;
+  /** Require an editable control (fill). */
+  editable?: boolean;
+}
+
+export type ControlKind =
+  | 'text'
+  | 'select'
+  | 'checkbox'
+  | 'radio'
+  | 'direct'
+  | 'contenteditable'
+  | 'file'
+  | 'other';
+
+export interface ControlInfo {
+  kind: ControlKind;
+  inputType?: string;
+  checked?: boolean;
+  multiple?: boolean;
+  options?: { value: string; text: string }[];
+  value?: string;
+  password?: boolean;
+}
+
+export interface ActivityMark {
+  mutations: number;
+  sinceLastMutationMs: number;
+}
+
+export interface FocusInfo {
+  tag: string;
+  desc: string;
+  /** Whether the focused element is inside (or is) the given element. */
+  inside: boolean;
+}

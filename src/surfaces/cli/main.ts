@@ -1,0 +1,211 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from 'commander';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { ConfigError, loadConfig, type ConfigInput } from '../../config.js';
+import { findBrowser } from '../../drivers/find-browser.js';
+import { OPS } from '../../ops/registry.js';
+import { createSwiftBrowse } from '../../server.js';
+import { VERSION } from '../../version.js';
+import { getJson, isHealthy, postOp, type ClientOptions } from './client.js';
+import { down, up } from './daemon.js';
+
+/** Exit codes: 0 ok, 1 the op (or server) failed, 2 usage. */
+const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+class UsageError extends Error {}
+
+function readInput(arg: string | undefined, what: string): unknown {
+  if (arg === undefined) return {};
+  const text = arg === '-' ? readFileSync(0, 'utf8') : arg;
+  try {
+    return text.trim() === '' ? {} : (JSON.parse(text) as unknown);
+  } catch (e) {
+    throw new UsageError(`${what} is not valid JSON (${(e as Error).message}).`);
+  }
+}
+
+function serveFlags(cmd: Command): ConfigInput {
+  const o = cmd.opts<{ port?: string; host?: string; dataDir?: string; browserPath?: string; headed?: boolean }>();
+  const flags: ConfigInput = {};
+  if (o.port !== undefined) flags.port = o.port;
+  if (o.host !== undefined) flags.host = o.host;
+  if (o.dataDir !== undefined) flags.dataDir = o.dataDir;
+  if (o.browserPath !== undefined) flags.browserPath = o.browserPath;
+  if (o.headed) flags.headless = false;
+  return flags;
+}
+
+function client(program: Command): ClientOptions {
+  const o = program.opts<{ server?: string; session?: string; token?: string }>();
+  const port = process.env.PORT ?? '8765';
+  return {
+    server: (o.server ?? process.env.SWIFTBROWSE_URL ?? `http://127.0.0.1:${port}`).replace(/\/$/, ''),
+    session: o.session ?? process.env.SWIFTBROWSE_SESSION,
+    token: o.token ?? process.env.SWIFTBROWSE_TOKEN,
+  };
+}
+
+function print(value: unknown, compact: boolean): void {
+  process.stdout.write(`${JSON.stringify(value, null, compact ? undefined : 2)}\n`);
+}
+
+async function callServer(program: Command, op: string, args: unknown): Promise<number> {
+  const options = client(program);
+  if (!options.session) throw new UsageError('Name a session with --session NAME (or SWIFTBROWSE_SESSION).');
+  let result;
+  try {
+    result = await postOp(options, op, args);
+  } catch {
+    process.stderr.write(`No SwiftBrowse server answers at ${options.server}. Start one with: swiftbrowse up\n`);
+    return EXIT.failed;
+  }
+  print(result.body, program.opts<{ compact?: boolean }>().compact ?? false);
+  return result.body.ok ? EXIT.ok : EXIT.failed;
+}
+
+function addServeFlags(cmd: Command): Command {
+  return cmd
+    .option('--port <port>', 'HTTP port (PORT, default 8765)')
+    .option('--host <host>', 'address to bind (HOST, default 127.0.0.1)')
+    .option('--data-dir <dir>', 'data directory (DATA_DIR, default ~/.swiftbrowse)')
+    .option('--browser-path <path>', 'Chromium executable (BROWSER_PATH)')
+    .option('--headed', 'show browser windows (HEADLESS=false)');
+}
+
+export function buildProgram(setExit: (code: number) => void): Command {
+  const program = new Command('swiftbrowse')
+    .description('Browser automation for AI agents and test engineers')
+    .version(VERSION)
+    .option('--server <url>', 'server to talk to (SWIFTBROWSE_URL, default http://127.0.0.1:$PORT)')
+    .option('--session <name>', 'session name (SWIFTBROWSE_SESSION)')
+    .option('--token <token>', 'bearer token (SWIFTBROWSE_TOKEN)')
+    .option('--compact', 'print JSON on one line')
+    .exitOverride()
+    .showHelpAfterError();
+
+  addServeFlags(program.command('serve').description('Run the server in the foreground')).action(async (_o, cmd: Command) => {
+    const config = loadConfig(process.env, serveFlags(cmd));
+    const app = createSwiftBrowse(config);
+    await app.listen();
+    await new Promise<void>((resolve) => {
+      const stop = () => resolve();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+    await app.close();
+  });
+
+  addServeFlags(program.command('up').description('Start a detached server; returns when it is healthy')).action(async (_o, cmd: Command) => {
+    const flags = serveFlags(cmd);
+    const config = loadConfig(process.env, flags);
+    const argv = cmd.args.length ? cmd.args : process.argv.slice(process.argv.indexOf('up') + 1);
+    const r = await up(config, `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`, argv);
+    process.stdout.write(`${r.message}\n`);
+  });
+
+  program.command('down').description('Stop the server started by up').action(async () => {
+    const config = loadConfig(process.env);
+    process.stdout.write(`${await down(config, client(program).server)}\n`);
+  });
+
+  program.command('health').description('Is the server up?').action(async () => {
+    const { server } = client(program);
+    const ok = await isHealthy(server);
+    process.stdout.write(ok ? `healthy: ${server}\n` : `not running: nothing healthy answers at ${server}\n`);
+    setExit(ok ? EXIT.ok : EXIT.failed);
+  });
+
+  program.command('status').description("The session's browser, tabs and settings (or the server's readiness without --session)").action(async () => {
+    const options = client(program);
+    try {
+      const r = await getJson(options, options.session ? '/browser' : '/ready');
+      print(r.body, program.opts<{ compact?: boolean }>().compact ?? false);
+      setExit(r.status === 200 ? EXIT.ok : EXIT.failed);
+    } catch {
+      process.stderr.write(`No SwiftBrowse server answers at ${options.server}. Start one with: swiftbrowse up\n`);
+      setExit(EXIT.failed);
+    }
+  });
+
+  program
+    .command('ops')
+    .description('List the operations (with --json, their argument schemas)')
+    .option('--json', 'print the JSON schemas')
+    .action((o: { json?: boolean }) => {
+      if (o.json) {
+        print(OPS.map((op) => ({ name: op.name, summary: op.summary, args: z.toJSONSchema(op.args, { io: 'input', unrepresentable: 'any' }) })), false);
+        return;
+      }
+      const width = Math.max(...OPS.map((op) => op.name.length));
+      for (const op of OPS) process.stdout.write(`${op.name.padEnd(width)}  ${op.summary}\n`);
+    });
+
+  program
+    .command('run <op> [json]')
+    .description("Run one op; json is its arguments ('-' reads stdin)")
+    .action(async (op: string, json: string | undefined) => setExit(await callServer(program, op, readInput(json, 'The arguments'))));
+
+  program
+    .command('batch <file>')
+    .description("Run a list of ops from a JSON file ('-' reads stdin): [{op, args}, …] or {steps, continue_on_error}")
+    .action(async (file: string) => {
+      const text = file === '-' ? readFileSync(0, 'utf8') : readFileOrUsage(file);
+      const body = readInput(text, file);
+      setExit(await callServer(program, 'batch', Array.isArray(body) ? { steps: body } : body));
+    });
+
+  program.command('doctor').description('What browser and server can be reached').action(async () => {
+    const config = loadConfig(process.env);
+    const browser = findBrowser(config.browserPath);
+    let version = 'not found';
+    if (browser) {
+      try {
+        version = execFileSync(browser, ['--version'], { encoding: 'utf8', timeout: 10_000 }).trim();
+      } catch (e) {
+        version = `found but did not start: ${(e as Error).message.split('\n')[0]}`;
+      }
+    }
+    const server = client(program).server;
+    const lines = [
+      `swiftbrowse ${VERSION} on Node ${process.version}`,
+      `browser: ${browser ?? 'none (install chromium or set BROWSER_PATH)'} ${browser ? `— ${version}` : ''}`.trimEnd(),
+      `data dir: ${config.dataDir}`,
+      `server: ${(await isHealthy(server)) ? `running at ${server}` : `not running at ${server}`}`,
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
+    setExit(browser ? EXIT.ok : EXIT.failed);
+  });
+
+  return program;
+}
+
+function readFileOrUsage(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    throw new UsageError(`Cannot read ${file}.`);
+  }
+}
+
+async function main(): Promise<void> {
+  let code: number = EXIT.ok;
+  const program = buildProgram((c) => (code = c));
+  try {
+    await program.parseAsync(process.argv);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      code = e.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    } else if (e instanceof UsageError || e instanceof ConfigError) {
+      process.stderr.write(`${e.message}\n`);
+      code = EXIT.usage;
+    } else {
+      process.stderr.write(`${(e as Error).message}\n`);
+      code = EXIT.failed;
+    }
+  }
+  process.exitCode = code;
+}
+
+await main();
