@@ -52,8 +52,11 @@ export const click = defineOp({
     const el = await actionableElement(tab, args.target, { enabled: true, hitTest: true });
     await requireApproval(ctx, tab, el, args.approved);
     const modifiers = (args.modifiers ?? []).map((m) => MODIFIERS.find((k) => k.toLowerCase() === m)!);
+    const popup = await callPage(tab, el.frame, 'opensNewTab', el.handle);
+    const opened = ctx.session.openedTabs.length;
     ctx.delivered();
     await clickAt(tab, el.point, { button: args.button, count: args.count, modifiers });
+    if (popup) await waitFor(() => ctx.session.openedTabs.length > opened, ctx.config.settleTimeoutMs);
     return { target: summarise(el) };
   },
 });
@@ -63,4 +66,9 @@ export async function requireApproval(ctx: OpContext, tab: BrowserTab, el: Found
   if (!ctx.approval || approved) return;
   const word = consequentialWord(await callPage(tab, el.frame, 'intentTexts', el.handle));
   if (word) throw approvalError(ctx.surface === 'flow' ? 'This step' : 'click', describeTarget(el.target), word);
+}
+
+async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
 }

@@ -88,6 +88,7 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
       }
     }
     const before = op.acts && tab ? await baseline(tab) : undefined;
+    const tabsOpenedBefore = session.openedTabs.length;
     let delay = 50;
     for (;;) {
       try {
@@ -104,6 +105,10 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
     if (before && tab && op.acts) {
       notes.push(...(await settle(tab, before, rt.sessions.config.settleTimeoutMs)));
       checkNavigation(tab, before);
+    }
+    for (const id of session.openedTabs.slice(tabsOpenedBefore)) {
+      const opened = session.browser?.tabs().find((t) => t.id === id);
+      notes.push(`new_tab ${id}${opened ? ` ${opened.url()}` : ''} — tab_select to use it`);
     }
     const dialog = tab?.pendingDialog();
     if (dialog) notes.push(`dialog_open (${dialog.type}: ${dialog.message.slice(0, 120)}) — answer it with the dialog op`);

@@ -11,6 +11,7 @@ const POLL_MS = 25;
 
 export interface Baseline {
   url: string;
+  documentId: string | null;
   requestSeq: number;
   navigations: number;
   lastNavigation?: unknown;
@@ -19,7 +20,8 @@ export interface Baseline {
 export async function baseline(tab: BrowserTab): Promise<Baseline> {
   const a = tab.activity();
   await callPage(tab, [], 'mark').catch(() => undefined);
-  return { url: tab.url(), requestSeq: a.requestsStarted, navigations: a.navigations, lastNavigation: a.lastNavigation };
+  const documentId = await callPage(tab, [], 'documentId').catch(() => null);
+  return { url: tab.url(), documentId, requestSeq: a.requestsStarted, navigations: a.navigations, lastNavigation: a.lastNavigation };
 }
 
 async function domActivity(tab: BrowserTab): Promise<ActivityMark | null> {
@@ -53,21 +55,22 @@ export async function settle(tab: BrowserTab, before: Baseline, settleTimeoutMs:
     const quiet = a.requestsInFlight === 0 && dom !== null && dom.sinceLastMutationMs >= QUIET_MS;
     if (quiet) break;
     if (Date.now() >= deadline) {
-      return [...notesFor(tab, before, mutated), `still_loading after ${settleTimeoutMs} ms`];
+      return [...(await notesFor(tab, before, mutated)), `still_loading after ${settleTimeoutMs} ms`];
     }
     waited = true;
     await sleep(POLL_MS);
   }
-  const notes = notesFor(tab, before, mutated);
+  const notes = await notesFor(tab, before, mutated);
   if (waited && Date.now() - started > 200) notes.push('waited_for_render');
   return notes;
 }
 
-function notesFor(tab: BrowserTab, before: Baseline, mutated: boolean): string[] {
+/** `navigated` means a new document; a same-document route change (pushState) is `url_changed`. */
+async function notesFor(tab: BrowserTab, before: Baseline, mutated: boolean): Promise<string[]> {
   const notes: string[] = [];
   if (tab.isClosed()) return ['tab_closed'];
-  const a = tab.activity();
-  if (a.navigations > before.navigations) notes.push('navigated');
+  const documentId = await callPage(tab, [], 'documentId').catch(() => null);
+  if (documentId !== before.documentId) notes.push('navigated');
   else if (tab.url() !== before.url) notes.push('url_changed');
   if (mutated && !notes.includes('navigated')) notes.push('dom_changed');
   return notes;

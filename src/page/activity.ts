@@ -1,5 +1,12 @@
 import type { ActivityMark } from './protocol.js';
 
+/** Identifies this document: a new one after a navigation has a new id. */
+const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+
+export function documentId(): string {
+  return id;
+}
+
 let observer: MutationObserver | null = null;
 let mutations = 0;
 let lastMutation = performance.now();

@@ -161,3 +161,12 @@ export function activeHandle(): number | null {
   const active = deepActiveElement();
   return active && active !== document.body ? handleOf(active) : null;
 }
+
+/** Whether a click on the element opens a new tab (a link or form targeting _blank). */
+export function opensNewTab(handle: number): boolean {
+  const el = need(handle);
+  const link = el.closest('a[href], area[href]');
+  if (link) return (link as HTMLAnchorElement).target === '_blank';
+  const form = (el as HTMLButtonElement).form;
+  return !!form && form.target === '_blank';
+}

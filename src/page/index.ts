@@ -2,7 +2,7 @@
  * The in-page script: one bundle, run identically by every driver. Each call evaluates
  * `api.<fn>(…args)` in a frame; the api object is installed once per document.
  */
-import { activity, mark } from './activity.js';
+import { activity, documentId, mark } from './activity.js';
 import { handleVisible, textVisible } from './conditions.js';
 import {
   activeHandle,
@@ -13,6 +13,7 @@ import {
   focusInfo,
   hrefOf,
   intentTexts,
+  opensNewTab,
   readValue,
   scrollIntoView,
   scrollPage,
@@ -29,6 +30,7 @@ export const api = {
   activeHandle,
   activity,
   controlInfo,
+  documentId,
   domClick,
   focusElement,
   focusForTyping,
@@ -39,6 +41,7 @@ export const api = {
   intentTexts,
   locate,
   mark,
+  opensNewTab,
   probe,
   readValue,
   scrollIntoView,

@@ -63,6 +63,7 @@ export class SessionManager {
       viewport: session.settings.viewport,
       downloadsDir: this.downloadsDir(session),
     });
+    browser.onTabOpened((tab) => session.openedTabs.push(tab.id));
     session.browser = browser;
     session.activeTabId = browser.tabs()[0]?.id;
     return { browser, opened: true };

@@ -12,6 +12,8 @@ export class Session {
   activeTabId?: string;
   lastUrl?: string;
   lastActiveAt = Date.now();
+  /** Ids of tabs the pages opened themselves, in order; ops report the new ones. */
+  readonly openedTabs: string[] = [];
   private counter = 0;
   private queue: Promise<unknown> = Promise.resolve();
   private running = 0;

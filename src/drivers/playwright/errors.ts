@@ -8,6 +8,8 @@ export function fromPlaywright(error: unknown, doing: string): OpError {
   if (error instanceof errors.TimeoutError) {
     return new OpError('timeout', `${doing} timed out: ${firstLine(stripPrefix(message))}`);
   }
+  const key = /Unknown key: "([^"]*)"/.exec(message);
+  if (key) return new OpError('invalid_argument', `"${key[1]}" is not a key. Give a character ("a"), a DOM key name ("Enter", "ArrowLeft") or a chord ("Control+a").`);
   const net = /net::(ERR_[A-Z_]+)/.exec(message);
   if (net) return new OpError('navigation_failed', `${doing} failed: ${net[1]}.`, { details: { error: net[1] } });
   if (/has been closed|Target closed|browser has disconnected/i.test(message)) {
