@@ -14,6 +14,13 @@ function checkLoaded(tab: BrowserTab, url: string, outcome: NavigationOutcome): 
   return outcome.status !== undefined ? { status: outcome.status } : {};
 }
 
+/** `user:pw@host` has no scheme, `data:` does; a bare loopback host is plain http. */
+function withScheme(url: string): string {
+  if (/^(?:[a-z][a-z0-9+.-]*:\/\/|(?:data|about|blob|javascript|file|chrome):)/i.test(url)) return url;
+  const host = url.replace(/^[^@/]*@/, '');
+  return /^(localhost|127\.|\[::1\])/i.test(host) ? `http://${url}` : `https://${url}`;
+}
+
 function navTimeoutOf(ctx: OpContext, timeout: number | undefined): number {
   return timeout ?? ctx.config.navigationTimeoutMs;
 }
@@ -23,11 +30,11 @@ export const goto = defineOp({
   summary: 'Load a URL in the current tab and wait for it to settle',
   acts: true,
   args: z.strictObject({
-    url: z.string().min(1).describe('Absolute URL (http, https, file, data); a bare host gets https://'),
+    url: z.string().min(1).describe('Absolute URL; a bare host gets https:// (http:// for localhost and 127.x)'),
     timeout: navTimeout,
   }),
   async run(ctx, args) {
-    const url = /^[a-z][a-z0-9+.-]*:/i.test(args.url) ? args.url : `https://${args.url}`;
+    const url = withScheme(args.url);
     try {
       new URL(url);
     } catch {

@@ -87,6 +87,7 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
         notes.push(`dialog_dismissed (${pending.type}: ${pending.message.slice(0, 80)})`);
       }
     }
+    const actedOn = tab;
     const before = op.acts && tab ? await baseline(tab) : undefined;
     const tabsOpenedBefore = session.openedTabs.length;
     let delay = 50;
@@ -102,7 +103,8 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
       }
     }
     tab = request.session.activeTab() ?? tab;
-    if (before && tab && op.acts) {
+    // Settling is measured on the tab acted on; an op that switched tabs (new_tab) already waited.
+    if (before && actedOn && tab === actedOn) {
       notes.push(...(await settle(tab, before, rt.sessions.config.settleTimeoutMs)));
       checkNavigation(tab, before);
     }

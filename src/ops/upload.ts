@@ -18,7 +18,8 @@ async function allowedPath(path: string, dirs: string[]): Promise<string> {
     new OpError('permission_denied', `upload: ${JSON.stringify(path)} is outside the upload directories (${dirs.join(', ')}). Put the file there, or give a path relative to one.`, {
       details: { upload_dirs: dirs },
     });
-  const candidates = isAbsolute(path) ? [path] : dirs.map((d) => resolve(d, path));
+  const candidates = isAbsolute(path) ? [path] : dirs.map((d) => resolve(d, path)).filter((c, i) => inside(dirs[i], c));
+  if (candidates.length === 0) throw refuse();
   for (const candidate of candidates) {
     let real: string;
     try {

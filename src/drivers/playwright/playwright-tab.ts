@@ -20,6 +20,7 @@ export class PlaywrightTab implements BrowserTab {
   private navigations = 0;
   private lastNavigation?: NavigationOutcome & { url: string };
   private dialog?: Dialog;
+  private lastTitle = '';
   private armed?: DialogAnswer;
   private readonly dialogListeners = new Set<() => void>();
 
@@ -52,11 +53,14 @@ export class PlaywrightTab implements BrowserTab {
   }
 
   async title(): Promise<string> {
+    // A page behind a dialog cannot run script; the title it had is the honest answer.
+    if (this.dialog) return this.lastTitle;
     try {
-      return await this.page.title();
+      this.lastTitle = await this.page.title();
     } catch {
-      return '';
+      // closed or navigating: keep the last one
     }
+    return this.lastTitle;
   }
 
   async goto(url: string, timeoutMs: number): Promise<NavigationOutcome> {
@@ -105,6 +109,9 @@ export class PlaywrightTab implements BrowserTab {
   }
 
   async evaluate(path: FramePath, expression: string): Promise<unknown> {
+    if (this.dialog) {
+      throw new OpError('not_actionable', `A ${this.dialog.type()} dialog is open ("${this.dialog.message().slice(0, 80)}"); answer it with the dialog op first.`);
+    }
     try {
       const frame = await this.frameAt(path);
       return await this.untilDialog(frame.evaluate(expression), undefined);

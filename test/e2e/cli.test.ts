@@ -1,0 +1,270 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import type { ActionResult } from '../../src/core/result.js';
+import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+
+const MAIN = fileURLToPath(new URL('../../src/surfaces/cli/main.js', import.meta.url));
+
+interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no TCP address');
+  return address.port;
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'swiftbrowse-cli-'));
+let port = 0;
+
+/**
+ * Runs the CLI as a real process with piped stdio; resolves when the process has exited and its
+ * pipes are closed, so a detached child that kept them open would show up as a timeout.
+ */
+function cli(
+  args: string[],
+  options: { input?: string; timeoutMs?: number } = {},
+): Promise<CliRun> {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port) };
+  for (const key of ['SWIFTBROWSE_URL', 'SWIFTBROWSE_SESSION', 'SWIFTBROWSE_TOKEN', 'HOST'])
+    delete env[key];
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MAIN, ...args], {
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(
+        new Error(
+          `swiftbrowse ${args.join(' ')} did not finish within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`,
+        ),
+      );
+    }, timeoutMs);
+    child.once('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, ms: Date.now() - started });
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+function result(run: CliRun): ActionResult {
+  return JSON.parse(run.stdout) as ActionResult;
+}
+
+const OP_NAMES = [
+  'goto',
+  'back',
+  'forward',
+  'reload',
+  'click',
+  'hover',
+  'fill',
+  'press',
+  'scroll',
+  'wait_for',
+  'evaluate',
+  'assert',
+  'screenshot',
+  'pdf',
+  'resize',
+  'tab_new',
+  'tab_list',
+  'tab_select',
+  'tab_close',
+  'dialog',
+  'upload',
+  'open',
+  'status',
+  'close',
+  'batch',
+];
+
+before(async () => {
+  port = await freePort();
+});
+
+after(async () => {
+  // Never leave a server behind, even when a test failed half-way.
+  await cli(['down'], { timeoutMs: 15_000 }).catch(() => undefined);
+  const pidFile = join(dataDir, 'server.pid');
+  if (existsSync(pidFile)) {
+    try {
+      process.kill(Number(readFileSync(pidFile, 'utf8').trim()), 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('without a server', () => {
+  test('ops lists every op', async () => {
+    const r = await cli(['ops']);
+    assert.equal(r.code, 0, r.stderr);
+    const listed = r.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split(/\s+/)[0]);
+    assert.deepEqual([...listed].sort(), [...OP_NAMES].sort());
+  });
+
+  test('doctor names the browser it found', async () => {
+    const r = await cli(['doctor']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const path = /^browser: (\S+)/m.exec(r.stdout)?.[1];
+    assert.ok(path, r.stdout);
+    assert.ok(existsSync(path), `${path} does not exist`);
+    assert.match(r.stdout, /server: not running/);
+  });
+
+  test('health exits 1 when nothing is running', async () => {
+    const r = await cli(['health']);
+    assert.equal(r.code, 1);
+    assert.match(r.stdout, /not running/);
+  });
+
+  test('run with no server exits 1 and says to start one with swiftbrowse up', async () => {
+    const r = await cli(['run', 'goto', '{"url": "http://127.0.0.1/"}', '--session', 'c1']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /swiftbrowse up/);
+  });
+
+  test('run without an op is a usage error (exit 2)', async () => {
+    const r = await cli(['run', '--session', 'c1']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /op/);
+  });
+
+  test('run with arguments that are not JSON is a usage error (exit 2)', async () => {
+    const r = await cli(['run', 'goto', '{url: nope', '--session', 'c1']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /not valid JSON/);
+  });
+});
+
+describe('a detached server started with up', () => {
+  let server: FixtureServer;
+  before(async () => {
+    server = await startFixtureServer();
+  });
+  after(() => server.close());
+
+  test('up returns once the server is healthy, without holding the caller’s pipes', async () => {
+    const r = await cli(['up'], { timeoutMs: 30_000 });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.ok(r.ms < 30_000, `up took ${r.ms} ms`);
+    assert.match(r.stdout, new RegExp(`running at http://127\\.0\\.0\\.1:${port}`));
+    const health = await cli(['health']);
+    assert.equal(health.code, 0, health.stdout);
+  });
+
+  test('a second up says it is already running', async () => {
+    const r = await cli(['up']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /already running/);
+  });
+
+  test('run goto answers with an ok ActionResult', async () => {
+    const r = await cli([
+      'run',
+      'goto',
+      JSON.stringify({ url: `${server.PREFIX}/login.html` }),
+      '--session',
+      'c1',
+    ]);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const body = result(r);
+    assert.equal(body.ok, true);
+    assert.equal(body.session_id, 'c1');
+    assert.equal(body.page?.url, `${server.PREFIX}/login.html`);
+  });
+
+  test('run of an op that fails exits 1 and prints the error', async () => {
+    const r = await cli([
+      'run',
+      'click',
+      '{"target":{"role":"button","name":"Nope"},"timeout":300}',
+      '--session',
+      'c1',
+    ]);
+    assert.equal(r.code, 1);
+    const body = result(r);
+    assert.equal(body.ok, false);
+    assert.equal(body.error?.kind, 'not_found');
+  });
+
+  test('batch runs the steps of a file', async () => {
+    const file = join(dataDir, 'steps.json');
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { op: 'goto', args: { url: `${server.PREFIX}/delete.html` } },
+        { op: 'fill', args: { target: { label: 'Email' }, value: 'ada@example.com' } },
+      ]),
+    );
+    const r = await cli(['batch', file, '--session', 'c1']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const body = result(r);
+    assert.equal(body.ok, true);
+    assert.deepEqual(
+      (body.data?.results as ActionResult[]).map((s) => [s.op, s.ok]),
+      [
+        ['goto', true],
+        ['fill', true],
+      ],
+    );
+  });
+
+  test('batch - reads the steps from stdin', async () => {
+    const steps = { steps: [{ op: 'goto', args: { url: `${server.PREFIX}/ambiguous.html` } }] };
+    const r = await cli(['batch', '-', '--session', 'c1'], { input: JSON.stringify(steps) });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.equal(result(r).page?.url, `${server.PREFIX}/ambiguous.html`);
+  });
+
+  test('status shows the session’s tab URL', async () => {
+    const r = await cli(['status', '--session', 'c1']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const tabs = result(r).data?.tabs as { url: string }[];
+    assert.deepEqual(
+      tabs.map((t) => t.url),
+      [`${server.PREFIX}/ambiguous.html`],
+    );
+  });
+
+  test('down stops the server and health then exits 1', async () => {
+    const r = await cli(['down']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /stopped/);
+    const health = await cli(['health']);
+    assert.equal(health.code, 1, health.stdout);
+  });
+});
