@@ -4,7 +4,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 
 const tsc = (project) =>
-  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', project], { stdio: 'inherit' });
+  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', project], {
+    stdio: 'inherit',
+  });
 
 tsc('src/page/tsconfig.json');
 mkdirSync('dist/page', { recursive: true });

@@ -5,11 +5,19 @@ import { join } from 'node:path';
 
 function testFiles(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? testFiles(join(dir, e.name)) : e.name.endsWith('.test.js') ? [join(dir, e.name)] : [],
+    e.isDirectory()
+      ? testFiles(join(dir, e.name))
+      : e.name.endsWith('.test.js')
+        ? [join(dir, e.name)]
+        : [],
   );
 }
 
 const only = process.argv.slice(2);
 const files = only.length ? only : testFiles('dist/test').sort();
-const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-reporter=spec', ...files], { stdio: 'inherit' });
+const result = spawnSync(
+  process.execPath,
+  ['--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+  { stdio: 'inherit' },
+);
 process.exit(result.status ?? 1);

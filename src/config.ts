@@ -2,16 +2,14 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 
-const bool = z
-  .union([z.boolean(), z.string()])
-  .transform((v, ctx) => {
-    if (typeof v === 'boolean') return v;
-    const s = v.trim().toLowerCase();
-    if (['1', 'true', 'on', 'yes'].includes(s)) return true;
-    if (['0', 'false', 'off', 'no'].includes(s)) return false;
-    ctx.addIssue({ code: 'custom', message: `expected on/off (true/false), got "${v}"` });
-    return z.NEVER;
-  });
+const bool = z.union([z.boolean(), z.string()]).transform((v, ctx) => {
+  if (typeof v === 'boolean') return v;
+  const s = v.trim().toLowerCase();
+  if (['1', 'true', 'on', 'yes'].includes(s)) return true;
+  if (['0', 'false', 'off', 'no'].includes(s)) return false;
+  ctx.addIssue({ code: 'custom', message: `expected on/off (true/false), got "${v}"` });
+  return z.NEVER;
+});
 
 const list = z
   .union([z.array(z.string()), z.string()])
@@ -29,24 +27,92 @@ const int = (min: number, max: number) => z.coerce.number().int().min(min).max(m
  */
 export const SETTINGS = {
   port: { env: 'PORT', schema: int(0, 65535).default(8765), doc: 'HTTP port' },
-  host: { env: 'HOST', schema: z.string().min(1).default('127.0.0.1'), doc: 'Address to bind; a non-loopback address needs SWIFTBROWSE_TOKEN' },
-  token: { env: 'SWIFTBROWSE_TOKEN', schema: z.string().min(8).optional(), doc: 'Bearer token every HTTP request must carry (at least 8 characters)' },
-  publicUrl: { env: 'PUBLIC_URL', schema: z.url().optional(), doc: 'Absolute base URL for links the server hands out' },
-  dataDir: { env: 'DATA_DIR', schema: z.string().min(1).default(join(homedir(), '.swiftbrowse')), doc: 'Where files, logs and uploads live (default ~/.swiftbrowse)' },
-  browserPath: { env: 'BROWSER_PATH', schema: z.string().min(1).optional(), doc: 'Chromium executable (default: found on the system)' },
+  host: {
+    env: 'HOST',
+    schema: z.string().min(1).default('127.0.0.1'),
+    doc: 'Address to bind; a non-loopback address needs SWIFTBROWSE_TOKEN',
+  },
+  token: {
+    env: 'SWIFTBROWSE_TOKEN',
+    schema: z.string().min(8).optional(),
+    doc: 'Bearer token every HTTP request must carry (at least 8 characters)',
+  },
+  publicUrl: {
+    env: 'PUBLIC_URL',
+    schema: z.url().optional(),
+    doc: 'Absolute base URL for links the server hands out',
+  },
+  dataDir: {
+    env: 'DATA_DIR',
+    schema: z.string().min(1).default(join(homedir(), '.swiftbrowse')),
+    doc: 'Where files, logs and uploads live (default ~/.swiftbrowse)',
+  },
+  browserPath: {
+    env: 'BROWSER_PATH',
+    schema: z.string().min(1).optional(),
+    doc: 'Chromium executable (default: found on the system)',
+  },
   headless: { env: 'HEADLESS', schema: bool.default(true), doc: 'Run browsers without a window' },
-  uploadDirs: { env: 'UPLOAD_DIRS', schema: pathList.optional(), doc: 'Colon-separated directories `upload` may read from (default DATA_DIR/uploads)' },
-  evaluate: { env: 'EVALUATE', schema: bool.default(true), doc: 'Allow `evaluate` and `js` conditions' },
-  approval: { env: 'APPROVAL', schema: bool.default(false), doc: 'Require approved: true for consequential clicks over HTTP and CLI (MCP has its own default)' },
-  timeoutMs: { env: 'DEFAULT_TIMEOUT_MS', schema: int(100, 600_000).default(10_000), doc: 'Default per-op timeout in ms' },
-  settleTimeoutMs: { env: 'SETTLE_TIMEOUT_MS', schema: int(0, 120_000).default(5_000), doc: 'Longest wait for a page to settle after an action, in ms' },
-  navigationTimeoutMs: { env: 'NAVIGATION_TIMEOUT_MS', schema: int(100, 600_000).default(30_000), doc: 'Default timeout of goto/back/forward/reload in ms' },
-  viewportWidth: { env: 'VIEWPORT_WIDTH', schema: int(200, 8000).default(1280), doc: 'Default viewport width' },
-  viewportHeight: { env: 'VIEWPORT_HEIGHT', schema: int(200, 8000).default(800), doc: 'Default viewport height' },
-  maxSessions: { env: 'MAX_SESSIONS', schema: int(1, 10_000).default(16), doc: 'Most live browsers at once' },
-  allowedOrigins: { env: 'ALLOWED_ORIGINS', schema: list.default([]), doc: 'Browser origins allowed to call the API (comma-separated); others are refused' },
-  bodyLimit: { env: 'BODY_LIMIT', schema: int(1024, 100 * 1024 * 1024).default(2 * 1024 * 1024), doc: 'Largest request body in bytes' },
-  logLevel: { env: 'LOG_LEVEL', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), doc: 'Server log level' },
+  uploadDirs: {
+    env: 'UPLOAD_DIRS',
+    schema: pathList.optional(),
+    doc: 'Colon-separated directories `upload` may read from (default DATA_DIR/uploads)',
+  },
+  evaluate: {
+    env: 'EVALUATE',
+    schema: bool.default(true),
+    doc: 'Allow `evaluate` and `js` conditions',
+  },
+  approval: {
+    env: 'APPROVAL',
+    schema: bool.default(false),
+    doc: 'Require approved: true for consequential clicks over HTTP and CLI (MCP has its own default)',
+  },
+  timeoutMs: {
+    env: 'DEFAULT_TIMEOUT_MS',
+    schema: int(100, 600_000).default(10_000),
+    doc: 'Default per-op timeout in ms',
+  },
+  settleTimeoutMs: {
+    env: 'SETTLE_TIMEOUT_MS',
+    schema: int(0, 120_000).default(5_000),
+    doc: 'Longest wait for a page to settle after an action, in ms',
+  },
+  navigationTimeoutMs: {
+    env: 'NAVIGATION_TIMEOUT_MS',
+    schema: int(100, 600_000).default(30_000),
+    doc: 'Default timeout of goto/back/forward/reload in ms',
+  },
+  viewportWidth: {
+    env: 'VIEWPORT_WIDTH',
+    schema: int(200, 8000).default(1280),
+    doc: 'Default viewport width',
+  },
+  viewportHeight: {
+    env: 'VIEWPORT_HEIGHT',
+    schema: int(200, 8000).default(800),
+    doc: 'Default viewport height',
+  },
+  maxSessions: {
+    env: 'MAX_SESSIONS',
+    schema: int(1, 10_000).default(16),
+    doc: 'Most live browsers at once',
+  },
+  allowedOrigins: {
+    env: 'ALLOWED_ORIGINS',
+    schema: list.default([]),
+    doc: 'Browser origins allowed to call the API (comma-separated); others are refused',
+  },
+  bodyLimit: {
+    env: 'BODY_LIMIT',
+    schema: int(1024, 100 * 1024 * 1024).default(2 * 1024 * 1024),
+    doc: 'Largest request body in bytes',
+  },
+  logLevel: {
+    env: 'LOG_LEVEL',
+    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    doc: 'Server log level',
+  },
 } as const;
 
 type Settings = typeof SETTINGS;
@@ -59,21 +125,31 @@ export type ConfigInput = { -readonly [K in keyof Settings]?: unknown };
 export class ConfigError extends Error {}
 
 /** Reads environment and overrides (flags), validates every setting once. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: ConfigInput = {}): Config {
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: ConfigInput = {},
+): Config {
   const out: Record<string, unknown> = {};
-  for (const [key, setting] of Object.entries(SETTINGS) as [keyof Settings, Settings[keyof Settings]][]) {
+  for (const [key, setting] of Object.entries(SETTINGS) as [
+    keyof Settings,
+    Settings[keyof Settings],
+  ][]) {
     const raw = overrides[key] ?? env[setting.env];
     const input = raw === '' ? undefined : raw;
     const parsed = (setting.schema as z.ZodType).safeParse(input);
     if (!parsed.success) {
       const why = parsed.error.issues.map((i) => i.message).join('; ');
-      throw new ConfigError(`Setting ${setting.env} (${String(key)}) is invalid: ${why}. ${setting.doc}.`);
+      throw new ConfigError(
+        `Setting ${setting.env} (${String(key)}) is invalid: ${why}. ${setting.doc}.`,
+      );
     }
     out[key] = parsed.data;
   }
   const config = out as Config;
   config.dataDir = resolve(config.dataDir);
-  config.uploadDirs = (config.uploadDirs ?? [join(config.dataDir, 'uploads')]).map((d) => resolve(d));
+  config.uploadDirs = (config.uploadDirs ?? [join(config.dataDir, 'uploads')]).map((d) =>
+    resolve(d),
+  );
   if (!isLoopback(config.host) && !config.token) {
     throw new ConfigError(
       `Setting HOST is ${config.host}, which is reachable from other machines, and SWIFTBROWSE_TOKEN is not set. Set a token or bind to 127.0.0.1.`,

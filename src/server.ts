@@ -18,7 +18,10 @@ export interface SwiftBrowse {
 }
 
 /** The composition root: config in, a running server out. */
-export function createSwiftBrowse(config: Config, logger: Logger = pino({ level: config.logLevel })): SwiftBrowse {
+export function createSwiftBrowse(
+  config: Config,
+  logger: Logger = pino({ level: config.logLevel }),
+): SwiftBrowse {
   const driver = new PlaywrightDriver(config.browserPath);
   const sessions = new SessionManager(config, driver);
   const runtime: OpRuntime = { sessions, ops: OP_MAP };
@@ -29,12 +32,18 @@ export function createSwiftBrowse(config: Config, logger: Logger = pino({ level:
     logger,
     listen: () =>
       new Promise((resolve, reject) => {
-        server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info: AddressInfo) => {
-          const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
-          const url = `http://${host}:${info.port}`;
-          logger.info({ url, data_dir: config.dataDir, version: VERSION }, `SwiftBrowse ${VERSION} listening on ${url} (data in ${config.dataDir})`);
-          resolve(url);
-        });
+        server = serve(
+          { fetch: app.fetch, port: config.port, hostname: config.host },
+          (info: AddressInfo) => {
+            const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
+            const url = `http://${host}:${info.port}`;
+            logger.info(
+              { url, data_dir: config.dataDir, version: VERSION },
+              `SwiftBrowse ${VERSION} listening on ${url} (data in ${config.dataDir})`,
+            );
+            resolve(url);
+          },
+        );
         server.once('error', reject);
       }),
     close: async () => {

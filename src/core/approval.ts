@@ -22,10 +22,15 @@ export const CONSEQUENTIAL_WORDS = [
 ] as const;
 
 /** The consequential word a text contains, matched as whole words, case-insensitively. */
-export function consequentialWord(texts: string[], words: readonly string[] = CONSEQUENTIAL_WORDS): string | undefined {
+export function consequentialWord(
+  texts: string[],
+  words: readonly string[] = CONSEQUENTIAL_WORDS,
+): string | undefined {
   for (const text of texts) {
     const lower = text.toLowerCase();
-    const hit = words.find((w) => new RegExp(`(^|[^a-z])${w.replace(/ /g, '\\s+')}($|[^a-z])`).test(lower));
+    const hit = words.find((w) =>
+      new RegExp(`(^|[^a-z])${w.replace(/ /g, '\\s+')}($|[^a-z])`).test(lower),
+    );
     if (hit) return hit;
   }
   return undefined;

@@ -2,7 +2,10 @@ import type { z } from 'zod';
 import { OpError } from './errors.js';
 
 function pathOf(path: readonly PropertyKey[]): string {
-  return path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p))).join('.').replace(/\.\[/g, '[');
+  return path
+    .map((p) => (typeof p === 'number' ? `[${p}]` : String(p)))
+    .join('.')
+    .replace(/\.\[/g, '[');
 }
 
 function sentence(op: string, keys: string[], issue: z.core.$ZodIssue): string {
@@ -21,7 +24,11 @@ function sentence(op: string, keys: string[], issue: z.core.$ZodIssue): string {
     case 'invalid_union': {
       // Report the branch that got furthest: its issue has the longest path.
       const inner = issue.errors.flat().sort((a, b) => b.path.length - a.path.length)[0];
-      if (inner) return sentence(op, keys, { ...inner, path: [...issue.path, ...inner.path] } as z.core.$ZodIssue);
+      if (inner)
+        return sentence(op, keys, {
+          ...inner,
+          path: [...issue.path, ...inner.path],
+        } as z.core.$ZodIssue);
       return `${at}: ${issue.message}`;
     }
     default:
@@ -36,5 +43,7 @@ export function parseArgs<S extends z.ZodObject>(op: string, schema: S, raw: unk
   if (result.success) return result.data;
   const keys = Object.keys(schema.shape);
   const issues = result.error.issues.slice(0, 3).map((i) => sentence(op, keys, i));
-  throw new OpError('invalid_argument', `${op}: ${issues.join('; ')}.`, { details: { expected_keys: keys } });
+  throw new OpError('invalid_argument', `${op}: ${issues.join('; ')}.`, {
+    details: { expected_keys: keys },
+  });
 }

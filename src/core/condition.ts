@@ -21,7 +21,11 @@ const TARGET_TYPES = new Set<ConditionType>(['visible', 'hidden', 'count', 'valu
 
 const conditionKeys = {
   url_contains: z.string().min(1).describe('The URL contains this text').optional(),
-  url_matches: z.string().min(1).describe('The URL matches this glob (* any run, ? one character)').optional(),
+  url_matches: z
+    .string()
+    .min(1)
+    .describe('The URL matches this glob (* any run, ? one character)')
+    .optional(),
   title_contains: z.string().min(1).describe('The title contains this text').optional(),
   text_visible: z.string().min(1).describe('This text is visible on the page').optional(),
   text_gone: z.string().min(1).describe('This text is not visible on the page').optional(),
@@ -60,7 +64,10 @@ function normalise(raw: RawCondition, ctx: z.RefinementCtx): Condition {
   }
   const type = used[0];
   if ((type === 'count' || type === 'value') && raw.equals === undefined) {
-    ctx.addIssue({ code: 'custom', message: `"${type}" needs "equals", e.g. {"${type}": {"css": "li"}, "equals": 3}` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `"${type}" needs "equals", e.g. {"${type}": {"css": "li"}, "equals": 3}`,
+    });
     return z.NEVER;
   }
   if (raw.equals !== undefined && type !== 'count' && type !== 'value') {
@@ -70,7 +77,8 @@ function normalise(raw: RawCondition, ctx: z.RefinementCtx): Condition {
   const condition: Condition = { type };
   if (TARGET_TYPES.has(type)) condition.target = raw[type] as Target;
   else condition.value = raw[type] as string;
-  if (raw.equals !== undefined) condition.equals = type === 'count' ? Number(raw.equals) : String(raw.equals);
+  if (raw.equals !== undefined)
+    condition.equals = type === 'count' ? Number(raw.equals) : String(raw.equals);
   if (raw.stable_for !== undefined) condition.stable_for = raw.stable_for;
   return condition;
 }
@@ -93,6 +101,9 @@ export function describeCondition(c: Condition): string {
 
 /** Glob (`*`, `?`) to an anchored regular expression. */
 export function globToRegExp(glob: string): RegExp {
-  const escaped = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const escaped = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${escaped}$`);
 }

@@ -63,7 +63,11 @@ export class OpError extends Error {
   }
 
   toInfo(): ErrorInfo {
-    const info: ErrorInfo = { kind: this.kind, message: this.message, recoverable: this.recoverable };
+    const info: ErrorInfo = {
+      kind: this.kind,
+      message: this.message,
+      recoverable: this.recoverable,
+    };
     if (this.details && Object.keys(this.details).length > 0) info.details = this.details;
     if (this.hint) info.hint = this.hint;
     return info;

@@ -2,7 +2,16 @@ import { z } from 'zod';
 import { jsonObject } from './schema.js';
 
 /** Keys that choose how an element is found; a target has exactly one (DESIGN §3.3). */
-export const STRATEGIES = ['ref', 'role', 'text', 'label', 'placeholder', 'testid', 'css', 'xpath'] as const;
+export const STRATEGIES = [
+  'ref',
+  'role',
+  'text',
+  'label',
+  'placeholder',
+  'testid',
+  'css',
+  'xpath',
+] as const;
 export type Strategy = (typeof STRATEGIES)[number];
 
 const text = (what: string) => z.string().min(1).describe(`${what}: exact text, or /regex/flags`);
@@ -25,7 +34,11 @@ export interface Target {
 }
 
 const targetShape = z.strictObject({
-  ref: z.string().min(1).describe('Address from the latest snapshot, find or outline of this page').optional(),
+  ref: z
+    .string()
+    .min(1)
+    .describe('Address from the latest snapshot, find or outline of this page')
+    .optional(),
   role: z.string().min(1).describe('ARIA role, e.g. button, link, textbox, checkbox').optional(),
   name: text('Accessible name, with role').optional(),
   text: text('Visible text of the element').optional(),
@@ -34,7 +47,12 @@ const targetShape = z.strictObject({
   testid: z.string().min(1).describe('Value of data-testid').optional(),
   css: z.string().min(1).describe('CSS selector; reaches into open shadow roots').optional(),
   xpath: z.string().min(1).describe('XPath expression').optional(),
-  nth: z.coerce.number().int().min(0).describe('0-based index when several elements match').optional(),
+  nth: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .describe('0-based index when several elements match')
+    .optional(),
   near: text('Prefer the candidate sharing the smallest container with this text').optional(),
   get within(): z.ZodOptional<z.ZodType<Target>> {
     return targetSchema.optional().describe('Search only inside this element');
@@ -57,7 +75,10 @@ export const targetSchema: z.ZodType<Target> = jsonObject(
       });
     }
     if (t.name !== undefined && t.role === undefined) {
-      ctx.addIssue({ code: 'custom', message: '"name" goes with "role", e.g. {"role": "button", "name": "Save"}' });
+      ctx.addIssue({
+        code: 'custom',
+        message: '"name" goes with "role", e.g. {"role": "button", "name": "Save"}',
+      });
     }
   }),
 ) as unknown as z.ZodType<Target>;
@@ -68,8 +89,11 @@ export function strategyOf(target: Target): Strategy {
 
 /** True when a target is only valid on the page it was read from. */
 export function usesRef(target: Target): boolean {
-  return target.ref !== undefined || (target.within ? usesRef(target.within) : false) ||
-    (target.frame ? usesRef(target.frame) : false);
+  return (
+    target.ref !== undefined ||
+    (target.within ? usesRef(target.within) : false) ||
+    (target.frame ? usesRef(target.frame) : false)
+  );
 }
 
 /** A short human description: `role=button "Save"`, `css=#go`. */

@@ -3,7 +3,12 @@ import { join } from 'node:path';
 import type { Evidence } from '../core/result.js';
 
 /** Saves bytes into a session's files directory and describes the entry. */
-export async function saveSessionFile(dir: string, name: string, bytes: Buffer, kind: Evidence['kind']): Promise<Evidence> {
+export async function saveSessionFile(
+  dir: string,
+  name: string,
+  bytes: Buffer,
+  kind: Evidence['kind'],
+): Promise<Evidence> {
   await mkdir(dir, { recursive: true });
   const path = join(dir, name);
   await writeFile(path, bytes);

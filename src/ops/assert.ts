@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { conditionSchema, conditionShape, CONDITION_TYPES, type Condition } from '../core/condition.js';
+import {
+  conditionSchema,
+  conditionShape,
+  CONDITION_TYPES,
+  type Condition,
+} from '../core/condition.js';
 import { OpError } from '../core/errors.js';
 import { jsonObject, millis } from '../core/schema.js';
 import type { BrowserTab } from '../drivers/driver.js';
@@ -8,7 +13,9 @@ import { failureMessage, verify } from './verify.js';
 
 /** Condition keys at the top level, or `all: [conditions]` (DESIGN §3.5). */
 const checkArgs = conditionShape.extend({
-  all: jsonObject(z.array(conditionSchema).min(1)).optional().describe('Several conditions that must all hold'),
+  all: jsonObject(z.array(conditionSchema).min(1))
+    .optional()
+    .describe('Several conditions that must all hold'),
   timeout: timeoutArg,
 });
 
@@ -19,14 +26,33 @@ export function conditionsOf(op: string, args: CheckArgs): Condition[] {
   delete (single as Record<string, unknown>).message;
   delete (single as Record<string, unknown>).ms;
   const hasSingle = CONDITION_TYPES.some((k) => single[k] !== undefined);
-  if (all && hasSingle) throw new OpError('invalid_argument', `${op}: give either one condition's keys or all: [...], not both.`);
-  if (all) return all.map((c) => (c.stable_for === undefined && single.stable_for !== undefined ? { ...c, stable_for: single.stable_for } : c));
+  if (all && hasSingle)
+    throw new OpError(
+      'invalid_argument',
+      `${op}: give either one condition's keys or all: [...], not both.`,
+    );
+  if (all)
+    return all.map((c) =>
+      c.stable_for === undefined && single.stable_for !== undefined
+        ? { ...c, stable_for: single.stable_for }
+        : c,
+    );
   const parsed = conditionSchema.safeParse(single);
-  if (!parsed.success) throw new OpError('invalid_argument', `${op}: ${parsed.error.issues[0]?.message ?? 'expected a condition'}.`);
+  if (!parsed.success)
+    throw new OpError(
+      'invalid_argument',
+      `${op}: ${parsed.error.issues[0]?.message ?? 'expected a condition'}.`,
+    );
   return [parsed.data];
 }
 
-async function check(tab: BrowserTab, conditions: Condition[], timeoutMs: number, evaluate: boolean, signal?: AbortSignal) {
+async function check(
+  tab: BrowserTab,
+  conditions: Condition[],
+  timeoutMs: number,
+  evaluate: boolean,
+  signal?: AbortSignal,
+) {
   return verify(tab, conditions, timeoutMs, { evaluate, signal });
 }
 
@@ -34,13 +60,25 @@ export const assert = defineOp({
   name: 'assert',
   summary: 'Check a condition without acting; fails with your message when it does not hold',
   args: checkArgs.extend({
-    message: z.string().min(1).optional().describe('What a failure means and what to do, shown when it fails'),
-    timeout: millis('Keep checking for this many ms (0 checks once; default: the session timeout)').optional(),
+    message: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('What a failure means and what to do, shown when it fails'),
+    timeout: millis(
+      'Keep checking for this many ms (0 checks once; default: the session timeout)',
+    ).optional(),
   }),
   async run(ctx, args) {
     const conditions = conditionsOf('assert', args);
     const tab = await ctx.tab();
-    const checks = await check(tab, conditions, args.timeout ?? ctx.timeoutMs, ctx.config.evaluate, ctx.signal);
+    const checks = await check(
+      tab,
+      conditions,
+      args.timeout ?? ctx.timeoutMs,
+      ctx.config.evaluate,
+      ctx.signal,
+    );
     if (checks.every((c) => c.passed)) return { checks };
     const detail = failureMessage(checks, tab.url());
     throw new OpError(
@@ -61,14 +99,27 @@ export const waitFor = defineOp({
   }),
   async run(ctx, args) {
     const tab = await ctx.tab();
-    const hasCondition = args.all !== undefined || CONDITION_TYPES.some((k) => args[k] !== undefined);
+    const hasCondition =
+      args.all !== undefined || CONDITION_TYPES.some((k) => args[k] !== undefined);
     if (args.ms !== undefined && !hasCondition) {
-      await new Promise((r) => setTimeout(r, Math.min(args.ms!, Math.max(0, ctx.deadline - Date.now()))));
+      await new Promise((r) =>
+        setTimeout(r, Math.min(args.ms!, Math.max(0, ctx.deadline - Date.now()))),
+      );
       return { data: { waited_ms: args.ms } };
     }
     const conditions = conditionsOf('wait_for', args);
-    const checks = await check(tab, conditions, args.timeout ?? ctx.timeoutMs, ctx.config.evaluate, ctx.signal);
+    const checks = await check(
+      tab,
+      conditions,
+      args.timeout ?? ctx.timeoutMs,
+      ctx.config.evaluate,
+      ctx.signal,
+    );
     if (checks.every((c) => c.passed)) return { checks };
-    throw new OpError('timeout', `wait_for ran out of time after ${args.timeout ?? ctx.timeoutMs} ms. ${failureMessage(checks, tab.url())}`, { details: { checks } });
+    throw new OpError(
+      'timeout',
+      `wait_for ran out of time after ${args.timeout ?? ctx.timeoutMs} ms. ${failureMessage(checks, tab.url())}`,
+      { details: { checks } },
+    );
   },
 });

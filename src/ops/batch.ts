@@ -11,16 +11,23 @@ const stepSchema = z.strictObject({
 
 export const batch = defineOp({
   name: 'batch',
-  summary: 'Run a list of ops in one round trip; stops at the first failure unless continue_on_error',
+  summary:
+    'Run a list of ops in one round trip; stops at the first failure unless continue_on_error',
   step: false,
   browser: true,
   args: z.strictObject({
-    steps: jsonObject(z.array(stepSchema).min(1).max(200)).describe('Ops to run in order: [{"op": "goto", "args": {"url": "…"}}, …]'),
+    steps: jsonObject(z.array(stepSchema).min(1).max(200)).describe(
+      'Ops to run in order: [{"op": "goto", "args": {"url": "…"}}, …]',
+    ),
     continue_on_error: z.boolean().optional().describe('Run every step even after one fails'),
   }),
   async run(ctx, args) {
     const nestedBatch = args.steps.findIndex((s) => s.op === 'batch');
-    if (nestedBatch >= 0) throw new OpError('invalid_argument', `batch: step ${nestedBatch + 1} is a batch; put its steps in this list instead.`);
+    if (nestedBatch >= 0)
+      throw new OpError(
+        'invalid_argument',
+        `batch: step ${nestedBatch + 1} is a batch; put its steps in this list instead.`,
+      );
     const results: ActionResult[] = [];
     for (const step of args.steps) {
       const result = await ctx.runNested(step.op, step.args ?? {});
@@ -34,7 +41,11 @@ export const batch = defineOp({
     return {
       ok: failed.length === 0,
       error: first?.error
-        ? new OpError(first.error.kind, `Step ${index} (${first.op}) failed: ${first.error.message}`, { details: { step: index } })
+        ? new OpError(
+            first.error.kind,
+            `Step ${index} (${first.op}) failed: ${first.error.message}`,
+            { details: { step: index } },
+          )
         : undefined,
       data: { results, ran: results.length, total: args.steps.length, failed: failed.length },
     };

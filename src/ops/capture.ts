@@ -7,7 +7,8 @@ import { actionableElement, summarise } from './element.js';
 
 export const screenshot = defineOp({
   name: 'screenshot',
-  summary: "Capture the viewport, the full page or one element; saved to the session's files and returned",
+  summary:
+    "Capture the viewport, the full page or one element; saved to the session's files and returned",
   readOnly: true,
   args: z.strictObject({
     target: targetSchema.optional().describe('Capture only this element'),
@@ -25,12 +26,25 @@ export const screenshot = defineOp({
       clip = el.box;
       target = summarise(el);
     }
-    const bytes = await tab.screenshot({ type: args.format, quality: args.format === 'jpeg' ? (args.quality ?? 80) : undefined, fullPage: args.full_page, clip });
-    const data: Record<string, unknown> = { image: { content_type: `image/${args.format}`, base64: bytes.toString('base64') }, bytes: bytes.length };
+    const bytes = await tab.screenshot({
+      type: args.format,
+      quality: args.format === 'jpeg' ? (args.quality ?? 80) : undefined,
+      fullPage: args.full_page,
+      clip,
+    });
+    const data: Record<string, unknown> = {
+      image: { content_type: `image/${args.format}`, base64: bytes.toString('base64') },
+      bytes: bytes.length,
+    };
     const evidence = [];
     if (args.save) {
       try {
-        const entry = await saveSessionFile(ctx.sessions.downloadsDir(ctx.session), fileName('screenshot', ctx.session.name, args.format === 'jpeg' ? 'jpg' : 'png'), bytes, 'screenshot');
+        const entry = await saveSessionFile(
+          ctx.sessions.downloadsDir(ctx.session),
+          fileName('screenshot', ctx.session.name, args.format === 'jpeg' ? 'jpg' : 'png'),
+          bytes,
+          'screenshot',
+        );
         evidence.push(entry);
         data.file = entry.name;
       } catch (e) {
@@ -49,7 +63,12 @@ export const pdf = defineOp({
   async run(ctx) {
     const tab = await ctx.tab();
     const bytes = await tab.pdf();
-    const entry = await saveSessionFile(ctx.sessions.downloadsDir(ctx.session), fileName('page', ctx.session.name, 'pdf'), bytes, 'pdf');
+    const entry = await saveSessionFile(
+      ctx.sessions.downloadsDir(ctx.session),
+      fileName('page', ctx.session.name, 'pdf'),
+      bytes,
+      'pdf',
+    );
     return { data: { file: entry.name, bytes: bytes.length }, evidence: [entry] };
   },
 });
@@ -66,7 +85,10 @@ export const resize = defineOp({
     const tab = await ctx.tab();
     ctx.delivered();
     await tab.setViewport(args.width, args.height);
-    ctx.session.settings = { ...ctx.session.settings, viewport: { width: args.width, height: args.height } };
+    ctx.session.settings = {
+      ...ctx.session.settings,
+      viewport: { width: args.width, height: args.height },
+    };
     return { data: { viewport: tab.viewport() } };
   },
 });

@@ -15,20 +15,40 @@ export const click = defineOp({
   acts: true,
   args: z.strictObject({
     target: targetSchema,
-    button: looseEnum(['left', 'right', 'middle']).default('left').describe('Mouse button (default left)'),
+    button: looseEnum(['left', 'right', 'middle'])
+      .default('left')
+      .describe('Mouse button (default left)'),
     count: z.coerce.number().int().min(1).max(3).default(1).describe('2 for a double click'),
-    modifiers: z.array(looseEnum(['alt', 'control', 'meta', 'shift'])).optional().describe('Keys held during the click'),
-    force: z.boolean().optional().describe('Dispatch the click to the element itself, past an overlay covering it; never to a hidden or disabled element'),
-    new_tab: z.boolean().optional().describe("Open the link's href in a new tab instead of clicking"),
+    modifiers: z
+      .array(looseEnum(['alt', 'control', 'meta', 'shift']))
+      .optional()
+      .describe('Keys held during the click'),
+    force: z
+      .boolean()
+      .optional()
+      .describe(
+        'Dispatch the click to the element itself, past an overlay covering it; never to a hidden or disabled element',
+      ),
+    new_tab: z
+      .boolean()
+      .optional()
+      .describe("Open the link's href in a new tab instead of clicking"),
     activate: z.boolean().optional().describe('With new_tab: switch to the new tab (default true)'),
-    approved: z.boolean().optional().describe('Your user approved this consequential action (delete, pay, send…)'),
+    approved: z
+      .boolean()
+      .optional()
+      .describe('Your user approved this consequential action (delete, pay, send…)'),
   }),
   async run(ctx, args) {
     const tab = await ctx.tab();
     if (args.new_tab) {
       const found = await findElement(tab, args.target);
       const href = await callPage(tab, found.frame, 'hrefOf', found.handle);
-      if (!href) throw new OpError('invalid_argument', `new_tab needs a link; ${describeTarget(args.target)} is a <${found.info.tag}> with no href.`);
+      if (!href)
+        throw new OpError(
+          'invalid_argument',
+          `new_tab needs a link; ${describeTarget(args.target)} is a <${found.info.tag}> with no href.`,
+        );
       const opened = await (await ctx.sessions.ensureBrowser(ctx.session)).browser.newTab();
       ctx.delivered();
       await opened.goto(href, ctx.config.navigationTimeoutMs);
@@ -43,29 +63,49 @@ export const click = defineOp({
       const el = await findElement(tab, args.target);
       await requireApproval(ctx, tab, el, args.approved);
       // Past an overlay only: a hidden or disabled element still refuses (DESIGN §3.4).
-      const verdict = await callPage(tab, el.frame, 'probe', el.handle, { enabled: true, hitTest: false });
-      if (!verdict.ok) throw new OpError('not_actionable', `${describeTarget(args.target)} on ${tab.url()}: ${verdict.message}`);
+      const verdict = await callPage(tab, el.frame, 'probe', el.handle, {
+        enabled: true,
+        hitTest: false,
+      });
+      if (!verdict.ok)
+        throw new OpError(
+          'not_actionable',
+          `${describeTarget(args.target)} on ${tab.url()}: ${verdict.message}`,
+        );
       ctx.delivered();
       await callPage(tab, el.frame, 'domClick', el.handle);
       return { target: summarise(el), data: { forced: true } };
     }
     const el = await actionableElement(tab, args.target, { enabled: true, hitTest: true });
     await requireApproval(ctx, tab, el, args.approved);
-    const modifiers = (args.modifiers ?? []).map((m) => MODIFIERS.find((k) => k.toLowerCase() === m)!);
+    const modifiers = (args.modifiers ?? []).map((m) =>
+      MODIFIERS.find((k) => k.toLowerCase() === m)!,
+    );
     const popup = await callPage(tab, el.frame, 'opensNewTab', el.handle);
     const opened = ctx.session.openedTabs.length;
     ctx.delivered();
     await clickAt(tab, el.point, { button: args.button, count: args.count, modifiers });
-    if (popup) await waitFor(() => ctx.session.openedTabs.length > opened, ctx.config.settleTimeoutMs);
+    if (popup)
+      await waitFor(() => ctx.session.openedTabs.length > opened, ctx.config.settleTimeoutMs);
     return { target: summarise(el) };
   },
 });
 
 /** A consequential click needs the user's approval when the policy is on (DESIGN §3.6). */
-export async function requireApproval(ctx: OpContext, tab: BrowserTab, el: FoundElement, approved: boolean | undefined): Promise<void> {
+export async function requireApproval(
+  ctx: OpContext,
+  tab: BrowserTab,
+  el: FoundElement,
+  approved: boolean | undefined,
+): Promise<void> {
   if (!ctx.approval || approved) return;
   const word = consequentialWord(await callPage(tab, el.frame, 'intentTexts', el.handle));
-  if (word) throw approvalError(ctx.surface === 'flow' ? 'This step' : 'click', describeTarget(el.target), word);
+  if (word)
+    throw approvalError(
+      ctx.surface === 'flow' ? 'This step' : 'click',
+      describeTarget(el.target),
+      word,
+    );
 }
 
 async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {

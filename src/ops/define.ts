@@ -79,7 +79,9 @@ export interface OpDeclaration<S extends z.ZodObject> {
   run(ctx: OpContext, args: z.output<S> & CommonArgs): Promise<OpOutcome>;
 }
 
-export const timeoutArg = millis('Give up after this many ms (default: the session timeout, 10000)').optional();
+export const timeoutArg = millis(
+  'Give up after this many ms (default: the session timeout, 10000)',
+).optional();
 
 /** Declares an op once; every surface derives from this (DESIGN §1.1). */
 export function defineOp<S extends z.ZodObject>(decl: OpDeclaration<S>): OpDefinition {

@@ -17,7 +17,12 @@ export const dialog = defineOp({
     ctx.delivered();
     if (!open) {
       tab.armDialog(answer);
-      return { data: { armed: args.action, note: 'No dialog is open; the next one will be answered this way.' } };
+      return {
+        data: {
+          armed: args.action,
+          note: 'No dialog is open; the next one will be answered this way.',
+        },
+      };
     }
     await tab.answerDialog(answer);
     return { data: { dialog: open, answered: args.action } };

@@ -24,44 +24,78 @@ function pageTarget(target: Target): PageTarget {
   const strategy = strategyOf(target);
   const value = String(target[strategy] ?? '');
   const out: PageTarget = { strategy, value };
-  if (strategy === 'text' || strategy === 'label' || strategy === 'placeholder') out.match = textMatcher(value);
+  if (strategy === 'text' || strategy === 'label' || strategy === 'placeholder')
+    out.match = textMatcher(value);
   if (strategy === 'role' && target.name !== undefined) out.name = textMatcher(target.name);
   if (target.near) out.near = textMatcher(target.near);
   return out;
 }
 
 function candidateList(matches: ElementInfo[]) {
-  return matches.slice(0, 10).map((m, nth) => ({ nth, element: m.desc, ...(m.role ? { role: m.role } : {}), ...(m.name ?? m.text ? { text: m.name ?? m.text } : {}) }));
+  return matches
+    .slice(0, 10)
+    .map((m, nth) => ({
+      nth,
+      element: m.desc,
+      ...(m.role ? { role: m.role } : {}),
+      ...((m.name ?? m.text) ? { text: m.name ?? m.text } : {}),
+    }));
 }
 
 /** Finds the one element a target names, through `frame` and `within`. */
-export async function findElement(tab: BrowserTab, target: Target, frame: FramePath = []): Promise<FoundElement> {
+export async function findElement(
+  tab: BrowserTab,
+  target: Target,
+  frame: FramePath = [],
+): Promise<FoundElement> {
   if (target.frame) {
     const iframe = await findElement(tab, target.frame, frame);
     if (!['iframe', 'frame'].includes(iframe.info.tag)) {
-      throw new OpError('invalid_argument', `frame ${describeTarget(target.frame)} names a <${iframe.info.tag}>, not an iframe.`);
+      throw new OpError(
+        'invalid_argument',
+        `frame ${describeTarget(target.frame)} names a <${iframe.info.tag}>, not an iframe.`,
+      );
     }
     frame = [...iframe.frame, iframe.handle];
   }
   const scope = target.within ? (await findElement(tab, target.within, frame)).handle : undefined;
   const where = `on ${tab.url()}`;
   const located = await callPage(tab, frame, 'locate', pageTarget(target), scope);
-  if (located.error) throw new OpError('invalid_argument', `${describeTarget(target)}: ${located.error}`);
+  if (located.error)
+    throw new OpError('invalid_argument', `${describeTarget(target)}: ${located.error}`);
   const { matches } = located;
   if (matches.length === 0) {
-    const nearMiss = located.sameRole?.length ? ` Elements with role ${target.role} here: ${located.sameRole.map((n) => JSON.stringify(n)).join(', ')}.` : '';
-    throw new OpError('not_found', `No element matches ${describeTarget(target)} ${where}.${nearMiss} Check the target with outline or snapshot.`);
+    const nearMiss = located.sameRole?.length
+      ? ` Elements with role ${target.role} here: ${located.sameRole.map((n) => JSON.stringify(n)).join(', ')}.`
+      : '';
+    throw new OpError(
+      'not_found',
+      `No element matches ${describeTarget(target)} ${where}.${nearMiss} Check the target with outline or snapshot.`,
+    );
   }
   if (target.nth === undefined && matches.length > 1) {
-    throw new OpError('ambiguous', `${matches.length} elements match ${describeTarget(target)} ${where}; add nth (0-based), near, or within to pick one.`, {
-      details: { candidates: candidateList(matches) },
-    });
+    throw new OpError(
+      'ambiguous',
+      `${matches.length} elements match ${describeTarget(target)} ${where}; add nth (0-based), near, or within to pick one.`,
+      {
+        details: { candidates: candidateList(matches) },
+      },
+    );
   }
   const nth = target.nth ?? 0;
   if (nth >= matches.length) {
-    throw new OpError('not_found', `${describeTarget(target)}: nth is ${nth} but only ${matches.length} element(s) match ${where}.`);
+    throw new OpError(
+      'not_found',
+      `${describeTarget(target)}: nth is ${nth} but only ${matches.length} element(s) match ${where}.`,
+    );
   }
-  return { frame, handle: matches[nth].handle, info: matches[nth], target, candidates: matches.length };
+  return {
+    frame,
+    handle: matches[nth].handle,
+    info: matches[nth],
+    target,
+    candidates: matches.length,
+  };
 }
 
 export function summarise(found: FoundElement): TargetSummary {
@@ -79,7 +113,8 @@ async function frameOrigin(tab: BrowserTab, frame: FramePath): Promise<{ x: numb
   let y = 0;
   for (let i = 0; i < frame.length; i++) {
     const offset = await callPage(tab, frame.slice(0, i), 'frameOffset', frame[i]);
-    if (!offset) throw new OpError('stale_element', 'The iframe holding the element was removed or replaced.');
+    if (!offset)
+      throw new OpError('stale_element', 'The iframe holding the element was removed or replaced.');
     x += offset.x;
     y += offset.y;
   }
@@ -93,14 +128,22 @@ export interface ActionableElement extends FoundElement {
 }
 
 /** Finds the element and checks it can take input now; otherwise says why (DESIGN §3.4). */
-export async function actionableElement(tab: BrowserTab, target: Target, options: ProbeOptions): Promise<ActionableElement> {
+export async function actionableElement(
+  tab: BrowserTab,
+  target: Target,
+  options: ProbeOptions,
+): Promise<ActionableElement> {
   const found = await findElement(tab, target);
   const verdict = await callPage(tab, found.frame, 'probe', found.handle, options);
   if (!verdict.ok || !verdict.point) {
     const kind = verdict.blocker === 'detached' ? 'stale_element' : 'not_actionable';
-    throw new OpError(kind, `${describeTarget(target)} on ${tab.url()}: ${verdict.message ?? 'not ready for input.'}`, {
-      details: { blocker: verdict.blocker, element: found.info.desc },
-    });
+    throw new OpError(
+      kind,
+      `${describeTarget(target)} on ${tab.url()}: ${verdict.message ?? 'not ready for input.'}`,
+      {
+        details: { blocker: verdict.blocker, element: found.info.desc },
+      },
+    );
   }
   const origin = await frameOrigin(tab, found.frame);
   const box = verdict.box ?? { x: verdict.point.x, y: verdict.point.y, width: 0, height: 0 };

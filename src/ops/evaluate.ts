@@ -13,13 +13,19 @@ export const evaluate = defineOp({
     'Run JavaScript in the page and return its JSON result. Prefer hover (a CSS :hover menu cannot be opened by script), assert and outline over scripts',
   acts: true,
   args: z.strictObject({
-    script: z.string().min(1).describe('An expression, a function (called with arg), or a body that returns a value'),
+    script: z
+      .string()
+      .min(1)
+      .describe('An expression, a function (called with arg), or a body that returns a value'),
     arg: z.unknown().optional().describe('A JSON value passed to a function script'),
     frame: targetSchema.optional().describe('Run inside this iframe instead of the top page'),
   }),
   async run(ctx, args) {
     if (!ctx.config.evaluate) {
-      throw new OpError('permission_denied', 'evaluate is off on this server (EVALUATE=off); use the read and interact ops instead.');
+      throw new OpError(
+        'permission_denied',
+        'evaluate is off on this server (EVALUATE=off); use the read and interact ops instead.',
+      );
     }
     const tab = await ctx.tab();
     let frame: readonly number[] = [];

@@ -10,7 +10,9 @@ import { clickAt } from './pointer.js';
 
 const valueSchema = z
   .union([z.string(), z.number(), z.boolean(), z.array(z.string())])
-  .describe('Text to type; an option (visible text or value, a list for multi-select); true/false for a checkbox or radio; YYYY-MM-DD for a date');
+  .describe(
+    'Text to type; an option (visible text or value, a list for multi-select); true/false for a checkbox or radio; YYYY-MM-DD for a date',
+  );
 
 function asBoolean(value: unknown): boolean | undefined {
   if (typeof value === 'boolean') return value;
@@ -19,12 +21,25 @@ function asBoolean(value: unknown): boolean | undefined {
   return undefined;
 }
 
-async function setChecked(ctx: OpContext, tab: BrowserTab, el: ActionableElement, info: ControlInfo, value: unknown) {
+async function setChecked(
+  ctx: OpContext,
+  tab: BrowserTab,
+  el: ActionableElement,
+  info: ControlInfo,
+  value: unknown,
+) {
   const want = asBoolean(value);
   const what = describeTarget(el.target);
-  if (want === undefined) throw new OpError('invalid_argument', `fill: ${what} is a ${info.kind}; give value true or false.`);
+  if (want === undefined)
+    throw new OpError(
+      'invalid_argument',
+      `fill: ${what} is a ${info.kind}; give value true or false.`,
+    );
   if (info.kind === 'radio' && !want) {
-    throw new OpError('invalid_argument', `fill: a radio button cannot be set to false; choose another radio of the group instead (${what}).`);
+    throw new OpError(
+      'invalid_argument',
+      `fill: a radio button cannot be set to false; choose another radio of the group instead (${what}).`,
+    );
   }
   if (info.checked === want) {
     ctx.notes.push('unchanged: already in that state');
@@ -34,28 +49,55 @@ async function setChecked(ctx: OpContext, tab: BrowserTab, el: ActionableElement
   await clickAt(tab, el.point, { button: 'left', count: 1, modifiers: [] });
   const now = await callPage(tab, el.frame, 'controlInfo', el.handle);
   if (now.checked !== want) {
-    throw new OpError('verification_failed', `fill: clicked ${what} but it is still ${now.checked ? 'checked' : 'unchecked'}; the page may block the change.`);
+    throw new OpError(
+      'verification_failed',
+      `fill: clicked ${what} but it is still ${now.checked ? 'checked' : 'unchecked'}; the page may block the change.`,
+    );
   }
   return { checked: want };
 }
 
-async function choose(ctx: OpContext, tab: BrowserTab, el: ActionableElement, info: ControlInfo, value: unknown) {
+async function choose(
+  ctx: OpContext,
+  tab: BrowserTab,
+  el: ActionableElement,
+  info: ControlInfo,
+  value: unknown,
+) {
   const wanted = Array.isArray(value) ? value.map(String) : [String(value)];
-  if (wanted.length > 1 && !info.multiple) throw new OpError('invalid_argument', `fill: ${describeTarget(el.target)} takes one option, not a list.`);
+  if (wanted.length > 1 && !info.multiple)
+    throw new OpError(
+      'invalid_argument',
+      `fill: ${describeTarget(el.target)} takes one option, not a list.`,
+    );
   const known = info.options ?? [];
   const missing = wanted.filter((w) => !known.some((o) => o.value === w || o.text === w.trim()));
   if (missing.length > 0) {
-    const list = known.map((o) => (o.text === o.value ? JSON.stringify(o.text) : `${JSON.stringify(o.text)} (value ${JSON.stringify(o.value)})`));
-    throw new OpError('invalid_argument', `fill: ${describeTarget(el.target)} has no option ${missing.map((m) => JSON.stringify(m)).join(', ')}. Options: ${list.join(', ')}.`, {
-      details: { options: known },
-    });
+    const list = known.map((o) =>
+      o.text === o.value
+        ? JSON.stringify(o.text)
+        : `${JSON.stringify(o.text)} (value ${JSON.stringify(o.value)})`,
+    );
+    throw new OpError(
+      'invalid_argument',
+      `fill: ${describeTarget(el.target)} has no option ${missing.map((m) => JSON.stringify(m)).join(', ')}. Options: ${list.join(', ')}.`,
+      {
+        details: { options: known },
+      },
+    );
   }
   ctx.delivered();
   await callPage(tab, el.frame, 'selectOptions', el.handle, wanted);
   return { value: await callPage(tab, el.frame, 'readValue', el.handle) };
 }
 
-async function typeText(ctx: OpContext, tab: BrowserTab, el: ActionableElement, info: ControlInfo, value: unknown) {
+async function typeText(
+  ctx: OpContext,
+  tab: BrowserTab,
+  el: ActionableElement,
+  info: ControlInfo,
+  value: unknown,
+) {
   const text = String(value);
   const focused = await callPage(tab, el.frame, 'focusForTyping', el.handle);
   if (!focused) await clickAt(tab, el.point, { button: 'left', count: 1, modifiers: [] });
@@ -69,21 +111,40 @@ async function typeText(ctx: OpContext, tab: BrowserTab, el: ActionableElement, 
   const actual = info.kind === 'contenteditable' ? held.trim() : held;
   if (actual !== expected) {
     const focus = await callPage(tab, el.frame, 'focusInfo', el.handle);
-    const thief = focus.inside ? '' : ` Focus is on \`${focus.desc}\` — a prompt or overlay may have taken it.`;
+    const thief = focus.inside
+      ? ''
+      : ` Focus is on \`${focus.desc}\` — a prompt or overlay may have taken it.`;
     const shown = info.password ? 'something else' : JSON.stringify(held.slice(0, 80));
-    throw new OpError('verification_failed', `fill: typed into ${describeTarget(el.target)}, but it holds ${shown}, not the text typed.${thief} Read the page before retrying.`);
+    throw new OpError(
+      'verification_failed',
+      `fill: typed into ${describeTarget(el.target)}, but it holds ${shown}, not the text typed.${thief} Read the page before retrying.`,
+    );
   }
   return { value: info.password ? null : held };
 }
 
-async function setDirect(ctx: OpContext, tab: BrowserTab, el: ActionableElement, info: ControlInfo, value: unknown) {
+async function setDirect(
+  ctx: OpContext,
+  tab: BrowserTab,
+  el: ActionableElement,
+  info: ControlInfo,
+  value: unknown,
+) {
   const text = String(value);
   ctx.delivered();
   await callPage(tab, el.frame, 'setDirectValue', el.handle, text);
   const held = await callPage(tab, el.frame, 'readValue', el.handle);
   if (held !== text) {
-    const format = info.inputType === 'date' ? ' Dates are YYYY-MM-DD.' : info.inputType === 'time' ? ' Times are HH:MM.' : '';
-    throw new OpError('invalid_argument', `fill: the ${info.inputType} input ${describeTarget(el.target)} did not accept ${JSON.stringify(text)} (it holds ${JSON.stringify(held)}).${format}`);
+    const format =
+      info.inputType === 'date'
+        ? ' Dates are YYYY-MM-DD.'
+        : info.inputType === 'time'
+          ? ' Times are HH:MM.'
+          : '';
+    throw new OpError(
+      'invalid_argument',
+      `fill: the ${info.inputType} input ${describeTarget(el.target)} did not accept ${JSON.stringify(text)} (it holds ${JSON.stringify(held)}).${format}`,
+    );
   }
   return { value: held };
 }
@@ -98,7 +159,11 @@ export const fill = defineOp({
   }),
   async run(ctx, args) {
     const tab = await ctx.tab();
-    const el = await actionableElement(tab, args.target, { enabled: true, hitTest: false, editable: true });
+    const el = await actionableElement(tab, args.target, {
+      enabled: true,
+      hitTest: false,
+      editable: true,
+    });
     const info = await callPage(tab, el.frame, 'controlInfo', el.handle);
     let data: Record<string, unknown>;
     switch (info.kind) {
@@ -117,9 +182,15 @@ export const fill = defineOp({
         data = await typeText(ctx, tab, el, info, args.value);
         break;
       case 'file':
-        throw new OpError('invalid_argument', `fill: ${describeTarget(args.target)} is a file input; use upload with paths.`);
+        throw new OpError(
+          'invalid_argument',
+          `fill: ${describeTarget(args.target)} is a file input; use upload with paths.`,
+        );
       default:
-        throw new OpError('invalid_argument', `fill: ${describeTarget(args.target)} is a <${el.info.tag}>, not a form control; target an input, textarea, select or contenteditable element.`);
+        throw new OpError(
+          'invalid_argument',
+          `fill: ${describeTarget(args.target)} is a <${el.info.tag}>, not a form control; target an input, textarea, select or contenteditable element.`,
+        );
     }
     return { target: summarise(el), data };
   },

@@ -5,7 +5,8 @@ import { actionableElement, summarise } from './element.js';
 
 export const hover = defineOp({
   name: 'hover',
-  summary: 'Move the pointer over an element. The pointer stays there, so a hover menu stays open for the next call',
+  summary:
+    'Move the pointer over an element. The pointer stays there, so a hover menu stays open for the next call',
   acts: true,
   args: z.strictObject({ target: targetSchema }),
   async run(ctx, args) {

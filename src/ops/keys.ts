@@ -42,13 +42,20 @@ function keyName(part: string, chord: string): string {
   const alias = ALIASES[part.toLowerCase()];
   if (alias) return alias;
   if (NAMED.test(part)) return part;
-  throw new OpError('invalid_argument', `press: "${part}" in ${JSON.stringify(chord)} is not a key. Give a character ("a"), a DOM key name ("Enter", "ArrowLeft", "Escape") or a chord ("Control+a").`);
+  throw new OpError(
+    'invalid_argument',
+    `press: "${part}" in ${JSON.stringify(chord)} is not a key. Give a character ("a"), a DOM key name ("Enter", "ArrowLeft", "Escape") or a chord ("Control+a").`,
+  );
 }
 
 /** `Control+Shift+a` → ['Control', 'Shift', 'a']; `+` and `Control++` work too. */
 export function parseChord(chord: string): string[] {
   if (chord === '+') return ['+'];
   const parts = chord.endsWith('++') ? [...chord.slice(0, -2).split('+'), '+'] : chord.split('+');
-  if (parts.some((p) => p === '')) throw new OpError('invalid_argument', `press: ${JSON.stringify(chord)} is not a key chord; write it like "Control+a".`);
+  if (parts.some((p) => p === ''))
+    throw new OpError(
+      'invalid_argument',
+      `press: ${JSON.stringify(chord)} is not a key chord; write it like "Control+a".`,
+    );
   return parts.map((p) => keyName(p, chord));
 }

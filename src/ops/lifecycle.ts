@@ -7,8 +7,20 @@ export const open = defineOp({
   summary: 'Open the session browser with options; ops open one with defaults on demand',
   step: false,
   args: z.strictObject({
-    width: z.coerce.number().int().min(200).max(8000).optional().describe('Viewport width (default 1280)'),
-    height: z.coerce.number().int().min(200).max(8000).optional().describe('Viewport height (default 800)'),
+    width: z.coerce
+      .number()
+      .int()
+      .min(200)
+      .max(8000)
+      .optional()
+      .describe('Viewport width (default 1280)'),
+    height: z.coerce
+      .number()
+      .int()
+      .min(200)
+      .max(8000)
+      .optional()
+      .describe('Viewport height (default 800)'),
     headless: z.boolean().optional().describe('Run without a window (default: server setting)'),
     url: z.string().min(1).optional().describe('Load this URL once open'),
   }),
@@ -16,18 +28,24 @@ export const open = defineOp({
     const s = ctx.session;
     const wanted = {
       ...s.settings,
-      viewport: { width: args.width ?? s.settings.viewport.width, height: args.height ?? s.settings.viewport.height },
+      viewport: {
+        width: args.width ?? s.settings.viewport.width,
+        height: args.height ?? s.settings.viewport.height,
+      },
       headless: args.headless ?? s.settings.headless,
     };
     const relaunch = s.hasBrowser() && wanted.headless !== s.settings.headless;
     s.settings = wanted;
     if (relaunch) {
       await ctx.sessions.closeBrowser(s);
-      ctx.notes.push('reopened: headless changed, so the browser was restarted (cookies of the old one are gone)');
+      ctx.notes.push(
+        'reopened: headless changed, so the browser was restarted (cookies of the old one are gone)',
+      );
     }
     const tab = await ctx.tab();
     const { width, height } = tab.viewport();
-    if (width !== wanted.viewport.width || height !== wanted.viewport.height) await tab.setViewport(wanted.viewport.width, wanted.viewport.height);
+    if (width !== wanted.viewport.width || height !== wanted.viewport.height)
+      await tab.setViewport(wanted.viewport.width, wanted.viewport.height);
     if (args.url) await tab.goto(args.url, ctx.config.navigationTimeoutMs);
     return { data: { settings: s.settings, tabs: await listTabs(s) } };
   },
@@ -47,7 +65,8 @@ export const close = defineOp({
 
 export const status = defineOp({
   name: 'status',
-  summary: 'The session: browser open or not, tabs, URL, settings, busy; never waits behind other ops',
+  summary:
+    'The session: browser open or not, tabs, URL, settings, busy; never waits behind other ops',
   browser: false,
   step: false,
   readOnly: true,

@@ -7,16 +7,23 @@ import { navigationError } from './settle.js';
 
 const navTimeout = millis('Give up loading after this many ms (default 30000)').optional();
 
-function checkLoaded(tab: BrowserTab, url: string, outcome: NavigationOutcome): Record<string, unknown> {
+function checkLoaded(
+  tab: BrowserTab,
+  url: string,
+  outcome: NavigationOutcome,
+): Record<string, unknown> {
   if (outcome.error) throw navigationError(url, outcome.error);
-  if (outcome.status !== undefined && outcome.status >= 400) throw navigationError(url, `HTTP ${outcome.status}`);
-  if (tab.url().startsWith('chrome-error://')) throw navigationError(url, 'the browser showed its error page');
+  if (outcome.status !== undefined && outcome.status >= 400)
+    throw navigationError(url, `HTTP ${outcome.status}`);
+  if (tab.url().startsWith('chrome-error://'))
+    throw navigationError(url, 'the browser showed its error page');
   return outcome.status !== undefined ? { status: outcome.status } : {};
 }
 
 /** `user:pw@host` has no scheme, `data:` does; a bare loopback host is plain http. */
 function withScheme(url: string): string {
-  if (/^(?:[a-z][a-z0-9+.-]*:\/\/|(?:data|about|blob|javascript|file|chrome):)/i.test(url)) return url;
+  if (/^(?:[a-z][a-z0-9+.-]*:\/\/|(?:data|about|blob|javascript|file|chrome):)/i.test(url))
+    return url;
   const host = url.replace(/^[^@/]*@/, '');
   return /^(localhost|127\.|\[::1\])/i.test(host) ? `http://${url}` : `https://${url}`;
 }
@@ -30,7 +37,10 @@ export const goto = defineOp({
   summary: 'Load a URL in the current tab and wait for it to settle',
   acts: true,
   args: z.strictObject({
-    url: z.string().min(1).describe('Absolute URL; a bare host gets https:// (http:// for localhost and 127.x)'),
+    url: z
+      .string()
+      .min(1)
+      .describe('Absolute URL; a bare host gets https:// (http:// for localhost and 127.x)'),
     timeout: navTimeout,
   }),
   async run(ctx, args) {
@@ -38,7 +48,10 @@ export const goto = defineOp({
     try {
       new URL(url);
     } catch {
-      throw new OpError('invalid_argument', `goto: ${JSON.stringify(args.url)} is not a URL; give an absolute URL such as http://127.0.0.1:8765/demo/login.html.`);
+      throw new OpError(
+        'invalid_argument',
+        `goto: ${JSON.stringify(args.url)} is not a URL; give an absolute URL such as http://127.0.0.1:8765/demo/login.html.`,
+      );
     }
     const tab = await ctx.tab();
     ctx.delivered();

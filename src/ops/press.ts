@@ -11,20 +11,42 @@ export const press = defineOp({
   summary: 'Press a key or chord, in the focused element or after focusing a target',
   acts: true,
   args: z.strictObject({
-    key: z.string().min(1).describe('A character ("a"), a DOM key name ("Enter", "ArrowLeft", "Escape", "Tab") or a chord ("Control+a", "Shift+Tab")'),
-    target: targetSchema.optional().describe('Focus this element first; default: whatever has focus'),
-    approved: z.boolean().optional().describe('Your user approved this consequential action (Enter that submits a payment, a deletion…)'),
+    key: z
+      .string()
+      .min(1)
+      .describe(
+        'A character ("a"), a DOM key name ("Enter", "ArrowLeft", "Escape", "Tab") or a chord ("Control+a", "Shift+Tab")',
+      ),
+    target: targetSchema
+      .optional()
+      .describe('Focus this element first; default: whatever has focus'),
+    approved: z
+      .boolean()
+      .optional()
+      .describe(
+        'Your user approved this consequential action (Enter that submits a payment, a deletion…)',
+      ),
   }),
   async run(ctx, args) {
     const keys = parseChord(args.key);
     const tab = await ctx.tab();
-    const el = args.target ? await actionableElement(tab, args.target, { enabled: true, hitTest: false }) : undefined;
+    const el = args.target
+      ? await actionableElement(tab, args.target, { enabled: true, hitTest: false })
+      : undefined;
     if (el) await callPage(tab, el.frame, 'focusElement', el.handle);
     if (ctx.approval && !args.approved && keys[keys.length - 1] === 'Enter') {
       const frame = el?.frame ?? [];
       const handle = el?.handle ?? (await callPage(tab, [], 'activeHandle'));
-      const word = handle === null ? undefined : consequentialWord(await callPage(tab, frame, 'intentTexts', handle));
-      if (word) throw approvalError('press Enter', el ? describeTarget(el.target) : 'the focused element', word);
+      const word =
+        handle === null
+          ? undefined
+          : consequentialWord(await callPage(tab, frame, 'intentTexts', handle));
+      if (word)
+        throw approvalError(
+          'press Enter',
+          el ? describeTarget(el.target) : 'the focused element',
+          word,
+        );
     }
     ctx.delivered();
     for (const k of keys) await tab.keyDown(k);

@@ -51,7 +51,10 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
   let conditions: Condition[] | undefined;
   try {
     if (!op) {
-      throw new OpError('invalid_argument', `Unknown op "${request.op}". Ops: ${[...rt.ops.keys()].join(', ')}.`);
+      throw new OpError(
+        'invalid_argument',
+        `Unknown op "${request.op}". Ops: ${[...rt.ops.keys()].join(', ')}.`,
+      );
     }
     const args = parseArgs(op.name, op.args, request.args) as CommonArgs & Record<string, unknown>;
     timeoutMs = args.timeout ?? timeoutMs;
@@ -71,7 +74,11 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
         const { opened } = await rt.sessions.ensureBrowser(session);
         if (opened && !notes.includes('browser_opened')) notes.push('browser_opened');
         const active = session.activeTab();
-        if (!active) throw new OpError('backend', 'The browser has no open tab; close the session and open it again.');
+        if (!active)
+          throw new OpError(
+            'backend',
+            'The browser has no open tab; close the session and open it again.',
+          );
         return active;
       },
       delivered: () => {
@@ -97,7 +104,13 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
         break;
       } catch (e) {
         const err = toOpError(e);
-        if (delivered || !err.retriable || Date.now() + delay >= started + timeoutMs || request.signal?.aborted) throw err;
+        if (
+          delivered ||
+          !err.retriable ||
+          Date.now() + delay >= started + timeoutMs ||
+          request.signal?.aborted
+        )
+          throw err;
         await sleep(delay);
         delay = Math.min(delay * 2, 250);
       }
@@ -113,11 +126,20 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
       notes.push(`new_tab ${id}${opened ? ` ${opened.url()}` : ''} — tab_select to use it`);
     }
     const dialog = tab?.pendingDialog();
-    if (dialog) notes.push(`dialog_open (${dialog.type}: ${dialog.message.slice(0, 120)}) — answer it with the dialog op`);
+    if (dialog)
+      notes.push(
+        `dialog_open (${dialog.type}: ${dialog.message.slice(0, 120)}) — answer it with the dialog op`,
+      );
     if (conditions && tab) {
-      checks = await verify(tab, conditions, timeoutMs, { evaluate: rt.sessions.config.evaluate, signal: request.signal });
+      checks = await verify(tab, conditions, timeoutMs, {
+        evaluate: rt.sessions.config.evaluate,
+        signal: request.signal,
+      });
       if (!checks.every((c) => c.passed)) {
-        throw new OpError('verification_failed', `${op.name} was done, but the expected outcome did not follow. ${failureMessage(checks, tab.url())} Do not repeat the action blindly: read the page first.`);
+        throw new OpError(
+          'verification_failed',
+          `${op.name} was done, but the expected outcome did not follow. ${failureMessage(checks, tab.url())} Do not repeat the action blindly: read the page first.`,
+        );
       }
     }
     if (outcome.checks) checks = outcome.checks;
@@ -136,7 +158,8 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
     const shot = await failureScreenshot(rt.sessions, session, tab, actionId);
     if (shot) evidence.push(shot);
   }
-  const page = tab && !tab.isClosed() ? { url: tab.url(), title: await tab.title(), tab: tab.id } : undefined;
+  const page =
+    tab && !tab.isClosed() ? { url: tab.url(), title: await tab.title(), tab: tab.id } : undefined;
   if (page) session.lastUrl = page.url;
   const verification: ActionResult['verification'] = checks
     ? { status: checks.every((c) => c.passed) ? 'passed' : 'failed', checks }
@@ -158,7 +181,12 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
   return scrub(compactResult(result));
 }
 
-async function failureScreenshot(sessions: SessionManager, session: Session, tab: BrowserTab, actionId: string): Promise<Evidence | undefined> {
+async function failureScreenshot(
+  sessions: SessionManager,
+  session: Session,
+  tab: BrowserTab,
+  actionId: string,
+): Promise<Evidence | undefined> {
   try {
     const dir = sessions.downloadsDir(session);
     await mkdir(dir, { recursive: true });

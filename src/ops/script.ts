@@ -22,6 +22,11 @@ function isExpression(script: string): boolean {
   }
 }
 
-export async function runScript(tab: BrowserTab, frame: FramePath, script: string, arg?: unknown): Promise<unknown> {
+export async function runScript(
+  tab: BrowserTab,
+  frame: FramePath,
+  script: string,
+  arg?: unknown,
+): Promise<unknown> {
   return tab.evaluate(frame, scriptExpression(script, arg));
 }

@@ -8,7 +8,8 @@ import { findElement, summarise } from './element.js';
 
 export const scroll = defineOp({
   name: 'scroll',
-  summary: 'Scroll: an element into view, the page to top or bottom, or by an offset with the wheel',
+  summary:
+    'Scroll: an element into view, the page to top or bottom, or by an offset with the wheel',
   acts: true,
   args: z.strictObject({
     target: targetSchema.optional().describe('Scroll this element into view'),
@@ -17,8 +18,16 @@ export const scroll = defineOp({
     by_y: z.coerce.number().optional().describe('Pixels to scroll down (negative: up)'),
   }),
   async run(ctx, args) {
-    const modes = [args.target !== undefined, args.to !== undefined, args.by_x !== undefined || args.by_y !== undefined].filter(Boolean).length;
-    if (modes !== 1) throw new OpError('invalid_argument', 'scroll takes exactly one of target, to ("top"|"bottom"), or by_x/by_y (pixels).');
+    const modes = [
+      args.target !== undefined,
+      args.to !== undefined,
+      args.by_x !== undefined || args.by_y !== undefined,
+    ].filter(Boolean).length;
+    if (modes !== 1)
+      throw new OpError(
+        'invalid_argument',
+        'scroll takes exactly one of target, to ("top"|"bottom"), or by_x/by_y (pixels).',
+      );
     const tab = await ctx.tab();
     if (args.target) {
       const el = await findElement(tab, args.target);

@@ -21,7 +21,13 @@ export async function baseline(tab: BrowserTab): Promise<Baseline> {
   const a = tab.activity();
   await callPage(tab, [], 'mark').catch(() => undefined);
   const documentId = await callPage(tab, [], 'documentId').catch(() => null);
-  return { url: tab.url(), documentId, requestSeq: a.requestsStarted, navigations: a.navigations, lastNavigation: a.lastNavigation };
+  return {
+    url: tab.url(),
+    documentId,
+    requestSeq: a.requestsStarted,
+    navigations: a.navigations,
+    lastNavigation: a.lastNavigation,
+  };
 }
 
 async function domActivity(tab: BrowserTab): Promise<ActivityMark | null> {
@@ -38,7 +44,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * Waits for what an action started: requests it made, a navigation, a DOM that keeps changing.
  * An action that started nothing costs only the grace period. Returns notes on what happened.
  */
-export async function settle(tab: BrowserTab, before: Baseline, settleTimeoutMs: number): Promise<string[]> {
+export async function settle(
+  tab: BrowserTab,
+  before: Baseline,
+  settleTimeoutMs: number,
+): Promise<string[]> {
   const started = Date.now();
   await sleep(GRACE_MS);
   const deadline = started + settleTimeoutMs;
@@ -55,7 +65,10 @@ export async function settle(tab: BrowserTab, before: Baseline, settleTimeoutMs:
     const quiet = a.requestsInFlight === 0 && dom !== null && dom.sinceLastMutationMs >= QUIET_MS;
     if (quiet) break;
     if (Date.now() >= deadline) {
-      return [...(await notesFor(tab, before, mutated)), `still_loading after ${settleTimeoutMs} ms`];
+      return [
+        ...(await notesFor(tab, before, mutated)),
+        `still_loading after ${settleTimeoutMs} ms`,
+      ];
     }
     waited = true;
     await sleep(POLL_MS);
@@ -82,11 +95,13 @@ export function checkNavigation(tab: BrowserTab, before: Baseline): void {
   if (a.navigations <= before.navigations && a.lastNavigation === before.lastNavigation) return;
   const last = a.lastNavigation;
   if (!last || last === before.lastNavigation) {
-    if (tab.url().startsWith('chrome-error://')) throw navigationError(tab.url(), 'the browser showed its error page');
+    if (tab.url().startsWith('chrome-error://'))
+      throw navigationError(tab.url(), 'the browser showed its error page');
     return;
   }
   if (last.error) throw navigationError(last.url, last.error);
-  if (last.status !== undefined && last.status >= 400) throw navigationError(last.url, `HTTP ${last.status}`);
+  if (last.status !== undefined && last.status >= 400)
+    throw navigationError(last.url, `HTTP ${last.status}`);
 }
 
 export function navigationError(url: string, cause: string): OpError {
@@ -101,5 +116,7 @@ export function navigationError(url: string, cause: string): OpError {
           : /HTTP 5/.test(cause)
             ? 'the server failed; try again later or check the site'
             : 'check the URL and that the site is reachable';
-  return new OpError('navigation_failed', `The page ${url} did not load (${cause}): ${advice}.`, { details: { url, cause } });
+  return new OpError('navigation_failed', `The page ${url} did not load (${cause}): ${advice}.`, {
+    details: { url, cause },
+  });
 }

@@ -7,7 +7,12 @@ import { defineOp, type OpContext } from './define.js';
 async function listTabs(session: Session) {
   const active = session.activeTab();
   return Promise.all(
-    (session.browser?.tabs() ?? []).map(async (t) => ({ id: t.id, url: t.url(), title: await t.title(), active: t === active })),
+    (session.browser?.tabs() ?? []).map(async (t) => ({
+      id: t.id,
+      url: t.url(),
+      title: await t.title(),
+      active: t === active,
+    })),
   );
 }
 
@@ -17,7 +22,9 @@ async function tabById(ctx: OpContext, id: string | undefined): Promise<BrowserT
   const tab = id === undefined ? ctx.session.activeTab() : tabs.find((t) => t.id === id);
   if (!tab) {
     const list = tabs.map((t) => `${t.id} (${t.url()})`).join(', ');
-    throw new OpError('invalid_argument', `There is no tab ${JSON.stringify(id)}. Tabs: ${list}.`, { details: { tabs: tabs.map((t) => t.id) } });
+    throw new OpError('invalid_argument', `There is no tab ${JSON.stringify(id)}. Tabs: ${list}.`, {
+      details: { tabs: tabs.map((t) => t.id) },
+    });
   }
   return tab;
 }
@@ -28,7 +35,9 @@ export const tabNew = defineOp({
   name: 'tab_new',
   summary: 'Open a new tab (optionally at a URL) and make it the active one',
   acts: true,
-  args: z.strictObject({ url: z.string().min(1).optional().describe('URL to load in the new tab') }),
+  args: z.strictObject({
+    url: z.string().min(1).optional().describe('URL to load in the new tab'),
+  }),
   async run(ctx, args) {
     await ctx.tab();
     const browser = ctx.session.browser!;
@@ -73,7 +82,11 @@ export const tabClose = defineOp({
     const tab = await tabById(ctx, args.tab);
     const tabs = ctx.session.browser!.tabs();
     if (tabs.length === 1) {
-      throw new OpError('invalid_argument', `${tab.id} is the last tab (${tab.url()}); use close to end the browser instead.`, { details: { tabs: [tab.id] } });
+      throw new OpError(
+        'invalid_argument',
+        `${tab.id} is the last tab (${tab.url()}); use close to end the browser instead.`,
+        { details: { tabs: [tab.id] } },
+      );
     }
     ctx.delivered();
     await tab.close();

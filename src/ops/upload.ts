@@ -15,10 +15,16 @@ function inside(dir: string, path: string): boolean {
 /** A path the policy allows: inside an upload directory after symlinks are resolved. */
 async function allowedPath(path: string, dirs: string[]): Promise<string> {
   const refuse = () =>
-    new OpError('permission_denied', `upload: ${JSON.stringify(path)} is outside the upload directories (${dirs.join(', ')}). Put the file there, or give a path relative to one.`, {
-      details: { upload_dirs: dirs },
-    });
-  const candidates = isAbsolute(path) ? [path] : dirs.map((d) => resolve(d, path)).filter((c, i) => inside(dirs[i], c));
+    new OpError(
+      'permission_denied',
+      `upload: ${JSON.stringify(path)} is outside the upload directories (${dirs.join(', ')}). Put the file there, or give a path relative to one.`,
+      {
+        details: { upload_dirs: dirs },
+      },
+    );
+  const candidates = isAbsolute(path)
+    ? [path]
+    : dirs.map((d) => resolve(d, path)).filter((c, i) => inside(dirs[i], c));
   if (candidates.length === 0) throw refuse();
   for (const candidate of candidates) {
     let real: string;
@@ -29,11 +35,15 @@ async function allowedPath(path: string, dirs: string[]): Promise<string> {
     }
     const dirsReal = await Promise.all(dirs.map((d) => realpath(d).catch(() => d)));
     if (!dirsReal.some((d) => inside(d, real))) throw refuse();
-    if (!(await stat(real)).isFile()) throw new OpError('invalid_argument', `upload: ${JSON.stringify(path)} is not a file.`);
+    if (!(await stat(real)).isFile())
+      throw new OpError('invalid_argument', `upload: ${JSON.stringify(path)} is not a file.`);
     return real;
   }
   if (isAbsolute(path) && !dirs.some((d) => inside(d, resolve(path)))) throw refuse();
-  throw new OpError('invalid_argument', `upload: no file ${JSON.stringify(path)} in ${dirs.join(', ')}.`);
+  throw new OpError(
+    'invalid_argument',
+    `upload: no file ${JSON.stringify(path)} in ${dirs.join(', ')}.`,
+  );
 }
 
 export const upload = defineOp({
@@ -42,7 +52,12 @@ export const upload = defineOp({
   acts: true,
   args: z.strictObject({
     target: targetSchema.describe('The file input (or an element wrapping one)'),
-    paths: z.array(z.string().min(1)).min(1).describe('Files inside the upload directories (absolute, or relative to one); [] is not allowed'),
+    paths: z
+      .array(z.string().min(1))
+      .min(1)
+      .describe(
+        'Files inside the upload directories (absolute, or relative to one); [] is not allowed',
+      ),
   }),
   async run(ctx, args) {
     const files = await Promise.all(args.paths.map((p) => allowedPath(p, ctx.config.uploadDirs)));
@@ -51,7 +66,10 @@ export const upload = defineOp({
     const info = await callPage(tab, el.frame, 'controlInfo', el.handle);
     if (info.kind !== 'file') {
       el = await findElement(tab, { css: 'input[type=file]', within: args.target }).catch(() => {
-        throw new OpError('invalid_argument', `upload: ${describeTarget(args.target)} is a <${el.info.tag}>, not a file input, and holds none.`);
+        throw new OpError(
+          'invalid_argument',
+          `upload: ${describeTarget(args.target)} is a <${el.info.tag}>, not a file input, and holds none.`,
+        );
       });
     }
     ctx.delivered();

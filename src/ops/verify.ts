@@ -11,7 +11,10 @@ interface Observation {
   observed: Record<string, unknown>;
 }
 
-async function countMatches(tab: BrowserTab, condition: Condition): Promise<{ count: number; visible: number }> {
+async function countMatches(
+  tab: BrowserTab,
+  condition: Condition,
+): Promise<{ count: number; visible: number }> {
   try {
     // Matches are the visible ones whenever any is visible, so the first tells.
     const found = await findElement(tab, { ...condition.target!, nth: condition.target!.nth ?? 0 });
@@ -23,12 +26,19 @@ async function countMatches(tab: BrowserTab, condition: Condition): Promise<{ co
 }
 
 /** Looks once: does the condition hold right now, and what was seen. */
-export async function observe(tab: BrowserTab, c: Condition, evaluateAllowed: boolean): Promise<Observation> {
+export async function observe(
+  tab: BrowserTab,
+  c: Condition,
+  evaluateAllowed: boolean,
+): Promise<Observation> {
   switch (c.type) {
     case 'url_contains':
       return { passed: tab.url().includes(String(c.value)), observed: { url: tab.url() } };
     case 'url_matches':
-      return { passed: globToRegExp(String(c.value)).test(tab.url()), observed: { url: tab.url() } };
+      return {
+        passed: globToRegExp(String(c.value)).test(tab.url()),
+        observed: { url: tab.url() },
+      };
     case 'title_contains': {
       const title = await tab.title();
       return { passed: title.includes(String(c.value)), observed: { title } };
@@ -41,7 +51,10 @@ export async function observe(tab: BrowserTab, c: Condition, evaluateAllowed: bo
     case 'visible':
     case 'hidden': {
       const { count, visible } = await countMatches(tab, c);
-      return { passed: c.type === 'visible' ? visible > 0 : visible === 0, observed: { count, visible: visible > 0 } };
+      return {
+        passed: c.type === 'visible' ? visible > 0 : visible === 0,
+        observed: { count, visible: visible > 0 },
+      };
     }
     case 'count': {
       const { count } = await countMatches(tab, c);
@@ -53,10 +66,17 @@ export async function observe(tab: BrowserTab, c: Condition, evaluateAllowed: bo
       return { passed: value === String(c.equals), observed: { value } };
     }
     case 'js': {
-      if (!evaluateAllowed) throw new OpError('permission_denied', 'js conditions are off on this server (EVALUATE=off); use url, text or element conditions.');
+      if (!evaluateAllowed)
+        throw new OpError(
+          'permission_denied',
+          'js conditions are off on this server (EVALUATE=off); use url, text or element conditions.',
+        );
       const value = await runScript(tab, [], String(c.value));
       if (typeof value !== 'boolean') {
-        throw new OpError('invalid_argument', `A js condition must return exactly true or false; it returned ${describeValue(value)}. Add an explicit return of a boolean.`);
+        throw new OpError(
+          'invalid_argument',
+          `A js condition must return exactly true or false; it returned ${describeValue(value)}. Add an explicit return of a boolean.`,
+        );
       }
       return { passed: value, observed: { returned: value } };
     }
@@ -116,7 +136,11 @@ export async function verify(
 export function failureMessage(checks: Check[], url: string): string {
   const failed = checks.filter((c) => !c.passed);
   const parts = failed.map((c) => {
-    const seen = c.observed ? Object.entries(c.observed).map(([k, v]) => `${k} ${JSON.stringify(v)}`).join(', ') : '';
+    const seen = c.observed
+      ? Object.entries(c.observed)
+          .map(([k, v]) => `${k} ${JSON.stringify(v)}`)
+          .join(', ')
+      : '';
     const stable = c.condition.stable_for ? ` for ${c.condition.stable_for} ms` : '';
     return `${describeCondition(c.condition)} did not hold${stable}${seen ? ` (saw ${seen})` : ''}`;
   });

@@ -20,7 +20,12 @@ export function mark(): void {
     mutations += records.length;
     lastMutation = performance.now();
   });
-  observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  observer.observe(document, {
+    subtree: true,
+    childList: true,
+    attributes: true,
+    characterData: true,
+  });
 }
 
 export function activity(): ActivityMark {

@@ -5,7 +5,9 @@ import { elementOf } from './handles.js';
 function visibleText(): string {
   const parts = [document.body?.innerText ?? ''];
   for (const el of allElements(document)) {
-    if (el.shadowRoot) for (const child of el.shadowRoot.children) if (child instanceof HTMLElement) parts.push(child.innerText);
+    if (el.shadowRoot)
+      for (const child of el.shadowRoot.children)
+        if (child instanceof HTMLElement) parts.push(child.innerText);
   }
   return normaliseSpace(parts.join(' '));
 }

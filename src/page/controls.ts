@@ -23,17 +23,21 @@ export function controlInfo(handle: number): ControlInfo {
   }
   if (el instanceof HTMLInputElement) {
     const type = el.type.toLowerCase();
-    if (type === 'checkbox' || type === 'radio') return { kind: type, inputType: type, checked: el.checked };
+    if (type === 'checkbox' || type === 'radio')
+      return { kind: type, inputType: type, checked: el.checked };
     if (type === 'file') return { kind: 'file', inputType: type };
     if (DIRECT_TYPES.has(type)) return { kind: 'direct', inputType: type, value: el.value };
-    if (TEXT_TYPES.has(type)) return { kind: 'text', inputType: type, password: type === 'password' };
+    if (TEXT_TYPES.has(type))
+      return { kind: 'text', inputType: type, password: type === 'password' };
     return { kind: 'other', inputType: type };
   }
   if (el instanceof HTMLTextAreaElement) return { kind: 'text', inputType: 'textarea' };
   if (el instanceof HTMLElement && el.isContentEditable) return { kind: 'contenteditable' };
   const role = el.getAttribute('role');
-  if (role === 'checkbox' || role === 'switch') return { kind: 'checkbox', checked: el.getAttribute('aria-checked') === 'true' };
-  if (role === 'radio') return { kind: 'radio', checked: el.getAttribute('aria-checked') === 'true' };
+  if (role === 'checkbox' || role === 'switch')
+    return { kind: 'checkbox', checked: el.getAttribute('aria-checked') === 'true' };
+  if (role === 'radio')
+    return { kind: 'radio', checked: el.getAttribute('aria-checked') === 'true' };
   return { kind: 'other' };
 }
 
@@ -63,13 +67,18 @@ function fire(el: Element) {
 }
 
 /** Chooses options by value or visible text; names what matched nothing. */
-export function selectOptions(handle: number, wanted: string[]): { missing: string[]; options: { value: string; text: string }[] } {
+export function selectOptions(
+  handle: number,
+  wanted: string[],
+): { missing: string[]; options: { value: string; text: string }[] } {
   const select = need(handle) as HTMLSelectElement;
   const options = Array.from(select.options);
   const chosen = new Set<HTMLOptionElement>();
   const missing: string[] = [];
   for (const w of wanted) {
-    const o = options.find((opt) => opt.value === w) ?? options.find((opt) => normaliseSpace(opt.text) === normaliseSpace(w));
+    const o =
+      options.find((opt) => opt.value === w) ??
+      options.find((opt) => normaliseSpace(opt.text) === normaliseSpace(w));
     if (o) chosen.add(o);
     else missing.push(w);
   }
@@ -93,10 +102,13 @@ export function setDirectValue(handle: number, value: string): void {
 export function readValue(handle: number): string {
   const el = need(handle);
   if (el instanceof HTMLSelectElement) {
-    return Array.from(el.selectedOptions).map((o) => normaliseSpace(o.text)).join(', ');
+    return Array.from(el.selectedOptions)
+      .map((o) => normaliseSpace(o.text))
+      .join(', ');
   }
   if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) return el.value;
-  if (el instanceof HTMLElement) return el.isContentEditable ? el.innerText : normaliseSpace(el.innerText);
+  if (el instanceof HTMLElement)
+    return el.isContentEditable ? el.innerText : normaliseSpace(el.innerText);
   return el.textContent ?? '';
 }
 
@@ -109,7 +121,11 @@ function deepActiveElement(): Element | null {
 export function focusInfo(handle: number): FocusInfo {
   const el = elementOf(handle);
   const active = deepActiveElement() ?? document.body;
-  return { tag: active.tagName.toLowerCase(), desc: describe(active), inside: !!el && composedContains(el, active) };
+  return {
+    tag: active.tagName.toLowerCase(),
+    desc: describe(active),
+    inside: !!el && composedContains(el, active),
+  };
 }
 
 /** Dispatches a DOM click to the element itself (force past an overlay). */
@@ -126,11 +142,26 @@ export function hrefOf(handle: number): string | null {
 /** Texts that say what a click on the element would do: its own, and the submit button of its form. */
 export function intentTexts(handle: number): string[] {
   const el = need(handle);
-  const texts = [normaliseSpace((el as HTMLElement).innerText ?? ''), el.getAttribute('aria-label') ?? '', (el as HTMLInputElement).value ?? ''];
+  const texts = [
+    normaliseSpace((el as HTMLElement).innerText ?? ''),
+    el.getAttribute('aria-label') ?? '',
+    (el as HTMLInputElement).value ?? '',
+  ];
   const form = (el as HTMLInputElement).form ?? el.closest('form');
-  if (form && !(el instanceof HTMLButtonElement) && !(el instanceof HTMLInputElement && ['submit', 'button'].includes(el.type))) {
-    const submit = form.querySelector('button:not([type=button]):not([type=reset]), input[type=submit]');
-    if (submit) texts.push(normaliseSpace((submit as HTMLElement).innerText || (submit as HTMLInputElement).value || ''));
+  if (
+    form &&
+    !(el instanceof HTMLButtonElement) &&
+    !(el instanceof HTMLInputElement && ['submit', 'button'].includes(el.type))
+  ) {
+    const submit = form.querySelector(
+      'button:not([type=button]):not([type=reset]), input[type=submit]',
+    );
+    if (submit)
+      texts.push(
+        normaliseSpace(
+          (submit as HTMLElement).innerText || (submit as HTMLInputElement).value || '',
+        ),
+      );
   }
   return texts.filter(Boolean);
 }
@@ -145,7 +176,10 @@ export function scrollIntoView(handle: number): void {
 }
 
 export function scrollTo(where: 'top' | 'bottom'): { x: number; y: number } {
-  window.scrollTo({ top: where === 'top' ? 0 : document.documentElement.scrollHeight, behavior: 'instant' });
+  window.scrollTo({
+    top: where === 'top' ? 0 : document.documentElement.scrollHeight,
+    behavior: 'instant',
+  });
   return { x: scrollX, y: scrollY };
 }
 

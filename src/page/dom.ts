@@ -78,7 +78,10 @@ export function isDisabled(el: Element): boolean {
   if (!('disabled' in el)) return false;
   if ((el as HTMLButtonElement).disabled) return true;
   // A control inside a disabled fieldset is disabled unless it sits in the first legend.
-  return el.closest('fieldset:disabled') !== null && !el.closest('fieldset:disabled > legend:first-of-type');
+  return (
+    el.closest('fieldset:disabled') !== null &&
+    !el.closest('fieldset:disabled > legend:first-of-type')
+  );
 }
 
 export function sleep(ms: number): Promise<void> {

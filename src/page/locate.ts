@@ -1,15 +1,30 @@
 import { accessibleName, roleOf } from './aria.js';
-import { allElements, composedParent, deepQueryAll, describe, isVisible, normaliseSpace, shortText, textMatches } from './dom.js';
+import {
+  allElements,
+  composedParent,
+  deepQueryAll,
+  describe,
+  isVisible,
+  normaliseSpace,
+  shortText,
+  textMatches,
+} from './dom.js';
 import { elementOf, handleOf } from './handles.js';
 import type { ElementInfo, LocateResult, PageTarget, TextMatcher } from './protocol.js';
 
-const CONTROLS = 'input, select, textarea, [contenteditable=""], [contenteditable="true"], [role=textbox], [role=combobox], [role=checkbox], [role=radio], [role=switch], [role=slider], [role=spinbutton], [role=listbox]';
+const CONTROLS =
+  'input, select, textarea, [contenteditable=""], [contenteditable="true"], [role=textbox], [role=combobox], [role=checkbox], [role=radio], [role=switch], [role=slider], [role=spinbutton], [role=listbox]';
 
 export function info(el: Element): ElementInfo {
   const role = roleOf(el) ?? undefined;
   const name = accessibleName(el) || undefined;
   const text = shortText(el) || undefined;
-  const out: ElementInfo = { handle: handleOf(el), tag: el.tagName.toLowerCase(), visible: isVisible(el), desc: describe(el) };
+  const out: ElementInfo = {
+    handle: handleOf(el),
+    tag: el.tagName.toLowerCase(),
+    visible: isVisible(el),
+    desc: describe(el),
+  };
   if (role) out.role = role;
   if (name) out.name = name.length > 80 ? `${name.slice(0, 79)}…` : name;
   if (text && text !== out.name) out.text = text;
@@ -17,14 +32,18 @@ export function info(el: Element): ElementInfo {
 }
 
 function fullText(el: Element): string {
-  if (el instanceof HTMLInputElement && ['button', 'submit', 'reset'].includes(el.type)) return el.value;
+  if (el instanceof HTMLInputElement && ['button', 'submit', 'reset'].includes(el.type))
+    return el.value;
   return el.textContent ?? '';
 }
 
 /** The deepest elements whose whole text matches: a span inside a button wins over the button. */
 function byText(scope: Element | Document, matcher: TextMatcher): Element[] {
   const hits = allElements(scope).filter(
-    (el) => !['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'TITLE', 'HTML', 'BODY'].includes(el.tagName) && textMatches(matcher, fullText(el)),
+    (el) =>
+      !['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'TITLE', 'HTML', 'BODY'].includes(
+        el.tagName,
+      ) && textMatches(matcher, fullText(el)),
   );
   const set = new Set(hits);
   return hits.filter((el) => !Array.from(el.children).some((c) => set.has(c)));
@@ -39,13 +58,24 @@ function labelTexts(el: Element): string[] {
   const ids = el.getAttribute('aria-labelledby');
   if (ids) {
     const root = el.getRootNode() as Document | ShadowRoot;
-    out.push(ids.split(/\s+/).map((id) => root.getElementById(id)?.textContent ?? '').join(' '));
+    out.push(
+      ids
+        .split(/\s+/)
+        .map((id) => root.getElementById(id)?.textContent ?? '')
+        .join(' '),
+    );
   }
   return out;
 }
 
 function xpathAll(scope: Element | Document, expression: string): Element[] {
-  const result = document.evaluate(expression, scope, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+  const result = document.evaluate(
+    expression,
+    scope,
+    null,
+    XPathResult.ORDERED_NODE_SNAPSHOT_TYPE,
+    null,
+  );
   const out: Element[] = [];
   for (let i = 0; i < result.snapshotLength; i++) {
     const n = result.snapshotItem(i);
@@ -63,15 +93,20 @@ function candidates(scope: Element | Document, target: PageTarget): Element[] {
     case 'testid':
       return deepQueryAll(scope, `[data-testid="${CSS.escape(target.value)}"]`);
     case 'placeholder':
-      return deepQueryAll(scope, '[placeholder]').filter((el) => textMatches(target.match!, el.getAttribute('placeholder') ?? ''));
+      return deepQueryAll(scope, '[placeholder]').filter((el) =>
+        textMatches(target.match!, el.getAttribute('placeholder') ?? ''),
+      );
     case 'label':
-      return deepQueryAll(scope, CONTROLS).filter((el) => labelTexts(el).some((t) => textMatches(target.match!, t)));
+      return deepQueryAll(scope, CONTROLS).filter((el) =>
+        labelTexts(el).some((t) => textMatches(target.match!, t)),
+      );
     case 'text':
       return byText(scope, target.match!);
     case 'role': {
       const role = target.value.toLowerCase();
       return allElements(scope).filter(
-        (el) => roleOf(el) === role && (!target.name || textMatches(target.name, accessibleName(el))),
+        (el) =>
+          roleOf(el) === role && (!target.name || textMatches(target.name, accessibleName(el))),
       );
     }
     default:
@@ -96,7 +131,10 @@ function commonAncestorDepth(a: Element, b: Element): number {
 function nearest(elements: Element[], scope: Element | Document, near: TextMatcher): Element[] {
   const anchors = byText(scope, near);
   if (anchors.length === 0) return [];
-  const scored = elements.map((el) => ({ el, score: Math.max(...anchors.map((a) => commonAncestorDepth(el, a))) }));
+  const scored = elements.map((el) => ({
+    el,
+    score: Math.max(...anchors.map((a) => commonAncestorDepth(el, a))),
+  }));
   const best = Math.max(...scored.map((s) => s.score));
   return scored.filter((s) => s.score === best).map((s) => s.el);
 }
@@ -104,7 +142,12 @@ function nearest(elements: Element[], scope: Element | Document, near: TextMatch
 /** Finds what a target names under `scopeHandle` (or the whole document). */
 export function locate(target: PageTarget, scopeHandle?: number): LocateResult {
   const scope = scopeHandle === undefined ? document : elementOf(scopeHandle);
-  if (!scope) return { matches: [], total: 0, error: 'The element that scoped the search is gone from the page.' };
+  if (!scope)
+    return {
+      matches: [],
+      total: 0,
+      error: 'The element that scoped the search is gone from the page.',
+    };
   let found: Element[];
   try {
     found = candidates(scope, target);
@@ -114,7 +157,10 @@ export function locate(target: PageTarget, scopeHandle?: number): LocateResult {
   if (target.near && found.length > 1) found = nearest(found, scope, target.near);
   const infos = found.map(info);
   const visible = infos.filter((i) => i.visible);
-  const result: LocateResult = { matches: visible.length > 0 ? visible : infos, total: infos.length };
+  const result: LocateResult = {
+    matches: visible.length > 0 ? visible : infos,
+    total: infos.length,
+  };
   if (infos.length === 0 && target.strategy === 'role') {
     const role = target.value.toLowerCase();
     result.sameRole = allElements(scope)

@@ -1,4 +1,12 @@
-import { composedContains, composedParent, describe, isDisabled, isVisible, nextFrames, shortText } from './dom.js';
+import {
+  composedContains,
+  composedParent,
+  describe,
+  isDisabled,
+  isVisible,
+  nextFrames,
+  shortText,
+} from './dom.js';
 import { elementOf } from './handles.js';
 import type { Actionability, ProbeOptions } from './protocol.js';
 
@@ -7,7 +15,8 @@ function hidingAncestor(el: Element): { el: Element; how: string } | null {
   for (let n: Element | null = el; n; n = composedParent(n)) {
     const style = getComputedStyle(n);
     if (style.display === 'none') return { el: n, how: 'display:none' };
-    if (style.visibility === 'hidden' || style.visibility === 'collapse') return { el: n, how: `visibility:${style.visibility}` };
+    if (style.visibility === 'hidden' || style.visibility === 'collapse')
+      return { el: n, how: `visibility:${style.visibility}` };
     if (style.contentVisibility === 'hidden') return { el: n, how: 'content-visibility:hidden' };
   }
   return null;
@@ -16,11 +25,14 @@ function hidingAncestor(el: Element): { el: Element; how: string } | null {
 /** The visible control next to a hidden part that most likely opens it: a menu's trigger. */
 export function revealerOf(hidden: Element): { el: Element; gesture: 'click' | 'hover' } | null {
   for (let parent = composedParent(hidden); parent; parent = composedParent(parent)) {
-    const siblings = Array.from(parent.children).filter((c) => c !== hidden && !composedContains(c, hidden));
+    const siblings = Array.from(parent.children).filter(
+      (c) => c !== hidden && !composedContains(c, hidden),
+    );
     const trigger =
       siblings.find((c) => c.hasAttribute('aria-expanded') && isVisible(c)) ??
       siblings.find((c) => isVisible(c) && shortText(c) !== '');
-    if (trigger) return { el: trigger, gesture: trigger.hasAttribute('aria-expanded') ? 'click' : 'hover' };
+    if (trigger)
+      return { el: trigger, gesture: trigger.hasAttribute('aria-expanded') ? 'click' : 'hover' };
     if (isVisible(parent)) return null;
   }
   return null;
@@ -31,7 +43,8 @@ function hiddenMessage(el: Element): string {
   if (!hider) return 'it exists but renders nothing visible.';
   const who = hider.el === el ? 'it is' : `its ancestor \`${describe(hider.el)}\` is`;
   const revealer = revealerOf(hider.el);
-  if (!revealer) return `it exists, but ${who} ${hider.how}; something on the page must reveal it first.`;
+  if (!revealer)
+    return `it exists, but ${who} ${hider.how}; something on the page must reveal it first.`;
   const name = shortText(revealer.el, 40) || describe(revealer.el);
   return revealer.gesture === 'hover'
     ? `it exists, but ${who} ${hider.how} — it may open on hover; try hover on "${name}" first.`
@@ -65,31 +78,67 @@ function boxOf(el: Element) {
 /** Is the element ready for input, and if not, why (DESIGN §3.4)? */
 export async function probe(handle: number, options: ProbeOptions): Promise<Actionability> {
   const el = elementOf(handle);
-  if (!el) return { ok: false, blocker: 'detached', message: 'the element was removed from the page or replaced.' };
+  if (!el)
+    return {
+      ok: false,
+      blocker: 'detached',
+      message: 'the element was removed from the page or replaced.',
+    };
   if (!isVisible(el)) return { ok: false, blocker: 'hidden', message: hiddenMessage(el) };
-  if (options.enabled && isDisabled(el)) return { ok: false, blocker: 'disabled', message: 'it is disabled; fill what the form requires first, or wait for it to enable.' };
-  if (options.editable && (el as HTMLInputElement).readOnly) return { ok: false, blocker: 'readonly', message: 'it is read-only.' };
+  if (options.enabled && isDisabled(el))
+    return {
+      ok: false,
+      blocker: 'disabled',
+      message: 'it is disabled; fill what the form requires first, or wait for it to enable.',
+    };
+  if (options.editable && (el as HTMLInputElement).readOnly)
+    return { ok: false, blocker: 'readonly', message: 'it is read-only.' };
 
   const first = boxOf(el);
-  const inView = first.x >= 0 && first.y >= 0 && first.x + first.width <= innerWidth && first.y + first.height <= innerHeight;
+  const inView =
+    first.x >= 0 &&
+    first.y >= 0 &&
+    first.x + first.width <= innerWidth &&
+    first.y + first.height <= innerHeight;
   if (!inView) el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
   await nextFrames();
   const before = boxOf(el);
   await nextFrames();
   const box = boxOf(el);
-  if (Math.abs(box.x - before.x) > 1 || Math.abs(box.y - before.y) > 1 || Math.abs(box.width - before.width) > 1) {
-    return { ok: false, blocker: 'moving', message: 'it is still moving (an animation or layout shift).' };
+  if (
+    Math.abs(box.x - before.x) > 1 ||
+    Math.abs(box.y - before.y) > 1 ||
+    Math.abs(box.width - before.width) > 1
+  ) {
+    return {
+      ok: false,
+      blocker: 'moving',
+      message: 'it is still moving (an animation or layout shift).',
+    };
   }
-  if (box.width === 0 || box.height === 0) return { ok: false, blocker: 'zero_size', message: 'it has zero size.' };
+  if (box.width === 0 || box.height === 0)
+    return { ok: false, blocker: 'zero_size', message: 'it has zero size.' };
   const x = Math.min(Math.max(box.x + box.width / 2, 0), innerWidth - 1);
   const y = Math.min(Math.max(box.y + box.height / 2, 0), innerHeight - 1);
-  if (box.x + box.width / 2 < 0 || box.y + box.height / 2 < 0 || box.x + box.width / 2 > innerWidth || box.y + box.height / 2 > innerHeight) {
-    return { ok: false, blocker: 'offscreen', message: 'it is outside the viewport and could not be scrolled into view; try scroll or resize.' };
+  if (
+    box.x + box.width / 2 < 0 ||
+    box.y + box.height / 2 < 0 ||
+    box.x + box.width / 2 > innerWidth ||
+    box.y + box.height / 2 > innerHeight
+  ) {
+    return {
+      ok: false,
+      blocker: 'offscreen',
+      message:
+        'it is outside the viewport and could not be scrolled into view; try scroll or resize.',
+    };
   }
   if (options.hitTest) {
     const hit = deepElementFromPoint(x, y);
     if (!receivesEvents(el, hit)) {
-      const cover = hit ? `\`${describe(hit)}\`${shortText(hit, 30) ? ` ("${shortText(hit, 30)}")` : ''}` : 'nothing';
+      const cover = hit
+        ? `\`${describe(hit)}\`${shortText(hit, 30) ? ` ("${shortText(hit, 30)}")` : ''}`
+        : 'nothing';
       return {
         ok: false,
         blocker: 'covered',

@@ -5,7 +5,8 @@
 
 export type TextMatcher = { exact: string } | { regex: string; flags: string };
 
-export type PageStrategy = 'role' | 'text' | 'label' | 'placeholder' | 'testid' | 'css' | 'xpath' | 'ref';
+export type PageStrategy =
+  'role' | 'text' | 'label' | 'placeholder' | 'testid' | 'css' | 'xpath' | 'ref';
 
 export interface PageTarget {
   strategy: PageStrategy;
@@ -67,14 +68,7 @@ export interface ProbeOptions {
 }
 
 export type ControlKind =
-  | 'text'
-  | 'select'
-  | 'checkbox'
-  | 'radio'
-  | 'direct'
-  | 'contenteditable'
-  | 'file'
-  | 'other';
+  'text' | 'select' | 'checkbox' | 'radio' | 'direct' | 'contenteditable' | 'file' | 'other';
 
 export interface ControlInfo {
   kind: ControlKind;

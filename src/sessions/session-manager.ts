@@ -51,7 +51,8 @@ export class SessionManager {
 
   /** Opens the session's browser if it has none; never closes another to make room. */
   async ensureBrowser(session: Session): Promise<{ browser: BrowserSession; opened: boolean }> {
-    if (session.browser && !session.browser.isClosed()) return { browser: session.browser, opened: false };
+    if (session.browser && !session.browser.isClosed())
+      return { browser: session.browser, opened: false };
     if (this.liveBrowsers() >= this.config.maxSessions) {
       throw new OpError(
         'session_limit',

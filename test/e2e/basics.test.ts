@@ -24,7 +24,10 @@ describe('navigation and the ActionResult', () => {
     await h.op('goto', { url: `${h.server.PREFIX}/login.html` });
     await h.op('fill', { target: { label: 'Email' }, value: 'ada@example.com' });
     await h.op('fill', { target: { label: 'Password' }, value: 'pw' });
-    const r = await h.op('click', { target: { role: 'button', name: 'Sign in' }, expect: { url_contains: 'dashboard' } });
+    const r = await h.op('click', {
+      target: { role: 'button', name: 'Sign in' },
+      expect: { url_contains: 'dashboard' },
+    });
     assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
     assert.equal(r.body.verification.status, 'passed');
     assert.equal(r.body.target?.strategy, 'role');
@@ -34,7 +37,11 @@ describe('navigation and the ActionResult', () => {
 
   test('an expect that does not hold is verification_failed (422), not retried', async () => {
     await h.op('goto', { url: `${h.server.PREFIX}/login.html` });
-    const r = await h.op('click', { target: { role: 'button', name: 'Sign in' }, expect: { url_contains: 'nowhere' }, timeout: 800 });
+    const r = await h.op('click', {
+      target: { role: 'button', name: 'Sign in' },
+      expect: { url_contains: 'nowhere' },
+      timeout: 800,
+    });
     assert.equal(r.status, 422);
     assert.equal(r.body.error?.kind, 'verification_failed');
     assert.equal(r.body.error?.recoverable, false);

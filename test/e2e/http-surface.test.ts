@@ -340,25 +340,19 @@ describe('what errors reveal', () => {
     assert.match(text, /swiftbrowse-test\.invalid/);
   });
 
-  test(
-    'a password that itself contains @ is stripped whole',
-    async () => {
-      const r = await h.op('goto', { url: 'http://user:hunter@2@swiftbrowse-test.invalid/' });
-      assert.equal(r.status, 502);
-      const text = JSON.stringify(r.body);
-      assert.ok(!text.includes('hunter'), text);
-      assert.ok(!text.includes('2@'), text);
-    },
-  );
+  test('a password that itself contains @ is stripped whole', async () => {
+    const r = await h.op('goto', { url: 'http://user:hunter@2@swiftbrowse-test.invalid/' });
+    assert.equal(r.status, 502);
+    const text = JSON.stringify(r.body);
+    assert.ok(!text.includes('hunter'), text);
+    assert.ok(!text.includes('2@'), text);
+  });
 
-  test(
-    'credentials in a URL without a scheme never come back in the response',
-    async () => {
-      const r = await h.op('goto', { url: 'user:hunter2@swiftbrowse-test.invalid/' });
-      assert.equal(r.body.ok, false);
-      assert.ok(!JSON.stringify(r.body).includes('hunter2'), JSON.stringify(r.body));
-    },
-  );
+  test('credentials in a URL without a scheme never come back in the response', async () => {
+    const r = await h.op('goto', { url: 'user:hunter2@swiftbrowse-test.invalid/' });
+    assert.equal(r.body.ok, false);
+    assert.ok(!JSON.stringify(r.body).includes('hunter2'), JSON.stringify(r.body));
+  });
 
   test('an XPath that matches nothing is quoted verbatim in the not_found message', async () => {
     await h.op('goto', { url: `${h.server.PREFIX}/login.html` });

@@ -20,7 +20,10 @@ describe('click', () => {
     assert.equal(r.body.error?.recoverable, true);
     assert.match(r.body.error!.message, /div#ad/);
     assert.equal(await pageValue(h, 'document.body.dataset.clicked ?? null'), null);
-    assert.ok(r.body.evidence?.some((e) => e.kind === 'screenshot'), 'a failed interaction attaches a screenshot');
+    assert.ok(
+      r.body.evidence?.some((e) => e.kind === 'screenshot'),
+      'a failed interaction attaches a screenshot',
+    );
   });
 
   test("force past an overlay fires the button's handler, not the overlay's", async () => {
@@ -33,7 +36,11 @@ describe('click', () => {
 
   test('force never clicks a disabled element', async () => {
     await open('disabled.html');
-    const r = await h.op('click', { target: { role: 'button', name: 'Submit' }, force: true, timeout: 300 });
+    const r = await h.op('click', {
+      target: { role: 'button', name: 'Submit' },
+      force: true,
+      timeout: 300,
+    });
     assert.equal(r.body.error?.kind, 'not_actionable');
     assert.match(r.body.error!.message, /disabled/);
   });
@@ -60,7 +67,10 @@ describe('click', () => {
   test('hover keeps the menu open so the next click reaches the item', async () => {
     await open('hover-menu.html');
     assert.equal((await h.op('hover', { target: { text: 'HelpDesk' } })).body.ok, true);
-    const r = await h.op('click', { target: { role: 'link', name: 'Tickets' }, expect: { url_contains: '#tickets' } });
+    const r = await h.op('click', {
+      target: { role: 'link', name: 'Tickets' },
+      expect: { url_contains: '#tickets' },
+    });
     assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
   });
 
@@ -72,24 +82,40 @@ describe('click', () => {
     assert.equal(r.body.error?.recoverable, false);
     const candidates = r.body.error?.details?.candidates as unknown[];
     assert.equal(candidates.length, 2, 'the hidden third Edit button is not a candidate');
-    const near = await h.op('click', { target: { role: 'button', name: 'Edit', near: 'Bob' }, expect: { text_visible: 'Editing Bob' } });
+    const near = await h.op('click', {
+      target: { role: 'button', name: 'Edit', near: 'Bob' },
+      expect: { text_visible: 'Editing Bob' },
+    });
     assert.equal(near.body.ok, true, JSON.stringify(near.body.error));
-    const nth = await h.op('click', { target: { role: 'button', name: 'Edit', nth: 0 }, expect: { text_visible: 'Editing Alice' } });
+    const nth = await h.op('click', {
+      target: { role: 'button', name: 'Edit', nth: 0 },
+      expect: { text_visible: 'Editing Alice' },
+    });
     assert.equal(nth.body.ok, true, JSON.stringify(nth.body.error));
     assert.equal(nth.body.target?.candidates, 2);
   });
 
   test('a delivered click is never retried, even when its expect fails', async () => {
-    h.server.setContent('/counter.html', `<button onclick="window.clicks=(window.clicks||0)+1">Count</button>`);
+    h.server.setContent(
+      '/counter.html',
+      `<button onclick="window.clicks=(window.clicks||0)+1">Count</button>`,
+    );
     await open('counter.html');
-    const r = await h.op('click', { target: { text: 'Count' }, expect: { text_visible: 'never shown' }, timeout: 700 });
+    const r = await h.op('click', {
+      target: { text: 'Count' },
+      expect: { text_visible: 'never shown' },
+      timeout: 700,
+    });
     assert.equal(r.body.error?.kind, 'verification_failed');
     assert.equal(await pageValue(h, 'window.clicks'), 1);
   });
 
   test('a misspelt argument is refused, naming it and the keys the op takes', async () => {
     await open('login.html');
-    const r = await h.op('click', { target: { role: 'button', name: 'Sign in' }, expct: { url_contains: 'x' } });
+    const r = await h.op('click', {
+      target: { role: 'button', name: 'Sign in' },
+      expct: { url_contains: 'x' },
+    });
     assert.equal(r.status, 400);
     assert.equal(r.body.error?.kind, 'invalid_argument');
     assert.match(r.body.error!.message, /"expct"/);
@@ -101,7 +127,11 @@ describe('click', () => {
     assert.equal(two.body.error?.kind, 'invalid_argument');
     assert.match(two.body.error!.message, /exactly one of/);
     const asString = await h.op('click', { target: '{"css": "#nothing-here"}', timeout: 200 });
-    assert.equal(asString.body.error?.kind, 'not_found', 'a target sent as a JSON string is parsed');
+    assert.equal(
+      asString.body.error?.kind,
+      'not_found',
+      'a target sent as a JSON string is parsed',
+    );
   });
 
   test('a route that renders after a slow request is waited for; one rendered by a timer is reached by expect', async () => {
@@ -109,8 +139,15 @@ describe('click', () => {
     const r = await h.op('click', { target: { role: 'link', name: 'Reports' } });
     assert.equal(r.body.ok, true);
     assert.ok(r.body.notes?.includes('url_changed'));
-    assert.equal(await pageValue(h, "document.querySelector('h1')?.textContent"), 'Reports', 'the click settled after the fetch');
-    const later = await h.op('click', { target: { role: 'button', name: 'Render later' }, expect: { text_visible: 'Late content' } });
+    assert.equal(
+      await pageValue(h, "document.querySelector('h1')?.textContent"),
+      'Reports',
+      'the click settled after the fetch',
+    );
+    const later = await h.op('click', {
+      target: { role: 'button', name: 'Render later' },
+      expect: { text_visible: 'Late content' },
+    });
     assert.equal(later.body.ok, true, JSON.stringify(later.body.error));
   });
 
@@ -134,7 +171,10 @@ describe('fill', () => {
 
   test('chooses an option by visible text or value, and refuses one that does not exist, listing the options', async () => {
     await open('controls.html');
-    assert.equal((await h.op('fill', { target: { label: 'Country' }, value: 'France' })).body.ok, true);
+    assert.equal(
+      (await h.op('fill', { target: { label: 'Country' }, value: 'France' })).body.ok,
+      true,
+    );
     assert.equal(await pageValue(h, "document.querySelector('#country').value"), 'fr');
     assert.equal((await h.op('fill', { target: { label: 'Country' }, value: 'de' })).body.ok, true);
     const bad = await h.op('fill', { target: { label: 'Country' }, value: 'Atlantis' });
@@ -143,7 +183,13 @@ describe('fill', () => {
     assert.match(bad.body.error!.message, /Atlantis/);
     const multi = await h.op('fill', { target: { label: 'Languages' }, value: ['English', 'de'] });
     assert.equal(multi.body.ok, true, JSON.stringify(multi.body.error));
-    assert.equal(await pageValue(h, "Array.from(document.querySelector('#languages').selectedOptions, o => o.value).join()"), 'en,de');
+    assert.equal(
+      await pageValue(
+        h,
+        "Array.from(document.querySelector('#languages').selectedOptions, o => o.value).join()",
+      ),
+      'en,de',
+    );
   });
 
   test('a checkbox already in the wanted state is not toggled', async () => {
@@ -152,7 +198,10 @@ describe('fill', () => {
     assert.equal(r.body.ok, true);
     assert.equal(await pageValue(h, "document.querySelector('#log').textContent"), '');
     await h.op('fill', { target: { label: 'Terms' }, value: true });
-    assert.equal(await pageValue(h, "document.querySelector('#log').textContent.trim()"), 'change:terms=true');
+    assert.equal(
+      await pageValue(h, "document.querySelector('#log').textContent.trim()"),
+      'change:terms=true',
+    );
   });
 
   test('a radio is chosen with true and cannot be set to false', async () => {
@@ -166,7 +215,10 @@ describe('fill', () => {
 
   test('sets a date, and refuses a date the input does not accept', async () => {
     await open('controls.html');
-    assert.equal((await h.op('fill', { target: { label: 'Start date' }, value: '2026-12-24' })).body.ok, true);
+    assert.equal(
+      (await h.op('fill', { target: { label: 'Start date' }, value: '2026-12-24' })).body.ok,
+      true,
+    );
     assert.equal(await pageValue(h, "document.querySelector('#start').value"), '2026-12-24');
     const bad = await h.op('fill', { target: { label: 'Start date' }, value: '24/12/2026' });
     assert.equal(bad.body.error?.kind, 'invalid_argument');

@@ -11,13 +11,17 @@ before(async () => {
 });
 after(() => h.close());
 
-const open = (page: string, session = 't') => h.op('goto', { url: `${h.server.PREFIX}/${page}` }, session);
+const open = (page: string, session = 't') =>
+  h.op('goto', { url: `${h.server.PREFIX}/${page}` }, session);
 
 describe('frames and shadow roots', () => {
   test('a form inside an iframe is filled and submitted through the frame modifier', async () => {
     await open('iframe.html');
     const frame = { css: 'iframe#inner' };
-    assert.equal((await h.op('fill', { target: { label: 'City', frame }, value: 'Lyon' })).body.ok, true);
+    assert.equal(
+      (await h.op('fill', { target: { label: 'City', frame }, value: 'Lyon' })).body.ok,
+      true,
+    );
     const r = await h.op('click', { target: { role: 'button', name: 'Send', frame } });
     assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
     const sent = await h.op('assert', { visible: { text: 'Sent: Lyon', frame } });
@@ -26,8 +30,14 @@ describe('frames and shadow roots', () => {
 
   test('open shadow roots are read through: css, label and role all reach inside', async () => {
     await open('shadow.html');
-    assert.equal((await h.op('fill', { target: { label: 'Shadow input' }, value: 'deep' })).body.ok, true);
-    const r = await h.op('click', { target: { css: '#shadow-button' }, expect: { text_visible: 'Shadow clicked' } });
+    assert.equal(
+      (await h.op('fill', { target: { label: 'Shadow input' }, value: 'deep' })).body.ok,
+      true,
+    );
+    const r = await h.op('click', {
+      target: { css: '#shadow-button' },
+      expect: { text_visible: 'Shadow clicked' },
+    });
     assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
     const byRole = await h.op('click', { target: { role: 'button', name: 'Shadow button' } });
     assert.equal(byRole.body.ok, true);
@@ -35,7 +45,10 @@ describe('frames and shadow roots', () => {
 
   test('within scopes a search to one element', async () => {
     await open('ambiguous.html');
-    const r = await h.op('click', { target: { role: 'button', name: 'Edit', within: { css: 'tr:nth-child(2)' } }, expect: { text_visible: 'Editing Bob' } });
+    const r = await h.op('click', {
+      target: { role: 'button', name: 'Edit', within: { css: 'tr:nth-child(2)' } },
+      expect: { text_visible: 'Editing Bob' },
+    });
     assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
   });
 });
@@ -46,13 +59,21 @@ describe('conditions: expect, assert, wait_for', () => {
     const r = await h.op('assert', { text_visible: 'Ready', stable_for: 500, timeout: 1200 });
     assert.equal(r.body.error?.kind, 'verification_failed');
     assert.equal(r.body.verification.status, 'failed');
-    const steady = await h.op('assert', { text_visible: 'Flicker', stable_for: 500, timeout: 1500 });
+    const steady = await h.op('assert', {
+      text_visible: 'Flicker',
+      stable_for: 500,
+      timeout: 1500,
+    });
     assert.equal(steady.body.ok, true, 'a state that holds passes stable_for');
   });
 
   test("an assert's message is shown when it fails; without one the failure asks for one", async () => {
     await open('login.html');
-    const withMessage = await h.op('assert', { url_contains: 'dashboard', message: 'Sign in first.', timeout: 0 });
+    const withMessage = await h.op('assert', {
+      url_contains: 'dashboard',
+      message: 'Sign in first.',
+      timeout: 0,
+    });
     assert.match(withMessage.body.error!.message, /Assertion failed: Sign in first\./);
     const without = await h.op('assert', { text_visible: 'Nope', timeout: 0 });
     assert.match(without.body.error!.message, /add one/);
@@ -61,18 +82,28 @@ describe('conditions: expect, assert, wait_for', () => {
 
   test('a js condition must return exactly true or false; the script is not quoted back', async () => {
     await open('login.html');
-    assert.equal((await h.op('assert', { js: 'return document.title.length > 0', timeout: 0 })).body.ok, true);
+    assert.equal(
+      (await h.op('assert', { js: 'return document.title.length > 0', timeout: 0 })).body.ok,
+      true,
+    );
     const r = await h.op('assert', { js: "return 'SECRET-LITERAL'", timeout: 0 });
     assert.equal(r.body.error?.kind, 'invalid_argument');
     assert.match(r.body.error!.message, /exactly true or false/);
-    assert.ok(!JSON.stringify(r.body.error).includes("return 'SECRET"), 'the script itself is not repeated');
+    assert.ok(
+      !JSON.stringify(r.body.error).includes("return 'SECRET"),
+      'the script itself is not repeated',
+    );
   });
 
   test('assert all, count and value conditions', async () => {
     await open('controls.html');
     await h.op('fill', { target: { label: 'Name' }, value: 'Ada' });
     const r = await h.op('assert', {
-      all: [{ count: { css: 'input[type=radio]' }, equals: 2 }, { value: { label: 'Name' }, equals: 'Ada' }, { hidden: { css: '#nothing' } }],
+      all: [
+        { count: { css: 'input[type=radio]' }, equals: 2 },
+        { value: { label: 'Name' }, equals: 'Ada' },
+        { hidden: { css: '#nothing' } },
+      ],
       timeout: 0,
     });
     assert.equal(r.body.ok, true, JSON.stringify(r.body));
@@ -91,7 +122,11 @@ describe('conditions: expect, assert, wait_for', () => {
     await open('controls.html');
     const plain = await h.op('fill', { target: { label: 'Name' }, value: 'x' });
     assert.equal(plain.body.verification.status, 'not_checked');
-    const checked = await h.op('fill', { target: { label: 'Name' }, value: 'y', expect: { value: { label: 'Name' }, equals: 'y' } });
+    const checked = await h.op('fill', {
+      target: { label: 'Name' },
+      value: 'y',
+      expect: { value: { label: 'Name' }, equals: 'y' },
+    });
     assert.equal(checked.body.verification.status, 'passed');
   });
 });
@@ -101,10 +136,16 @@ describe('dialogs', () => {
     await open('dialogs.html');
     const r = await h.op('click', { target: { role: 'button', name: 'Confirm' } });
     assert.equal(r.body.ok, true);
-    assert.ok(r.body.notes?.some((n) => n.startsWith('dialog_open (confirm: Are you sure?)')), JSON.stringify(r.body.notes));
+    assert.ok(
+      r.body.notes?.some((n) => n.startsWith('dialog_open (confirm: Are you sure?)')),
+      JSON.stringify(r.body.notes),
+    );
     const answered = await h.op('dialog', { action: 'accept' });
     assert.equal(answered.body.ok, true);
-    assert.equal(await pageValue(h, "document.querySelector('#result').textContent"), 'confirm:true');
+    assert.equal(
+      await pageValue(h, "document.querySelector('#result').textContent"),
+      'confirm:true',
+    );
   });
 
   test('a prompt is answered with text when armed before the click', async () => {
@@ -117,7 +158,9 @@ describe('dialogs', () => {
   test('a dialog left open is dismissed by the next op, which says so', async () => {
     await open('dialogs.html');
     await h.op('click', { target: { role: 'button', name: 'Alert' } });
-    const next = await h.op('evaluate', { script: "document.querySelector('#result').textContent" });
+    const next = await h.op('evaluate', {
+      script: "document.querySelector('#result').textContent",
+    });
     assert.ok(next.body.notes?.some((n) => n.startsWith('dialog_dismissed')));
     assert.equal((next.body.data as { result: string }).result, 'alert:done');
   });
@@ -144,11 +187,19 @@ describe('tabs', () => {
 
   test('click with new_tab opens the href in a new tab without clicking', async () => {
     await open('links.html', 'nt');
-    const r = await h.op('click', { target: { role: 'link', name: 'Dashboard' }, new_tab: true }, 'nt');
+    const r = await h.op(
+      'click',
+      { target: { role: 'link', name: 'Dashboard' }, new_tab: true },
+      'nt',
+    );
     assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
     assert.match(r.body.page!.url, /dashboard\.html/);
     await h.op('tab_select', { tab: 't1' }, 'nt');
-    const stay = await h.op('click', { target: { role: 'link', name: 'Dashboard' }, new_tab: true, activate: false }, 'nt');
+    const stay = await h.op(
+      'click',
+      { target: { role: 'link', name: 'Dashboard' }, new_tab: true, activate: false },
+      'nt',
+    );
     assert.match(stay.body.page!.url, /links\.html/, 'activate false keeps the current tab');
     assert.ok(stay.body.notes?.some((n) => n.startsWith('new_tab t3')));
   });
@@ -163,10 +214,16 @@ describe('files, screenshots, evaluate', () => {
     const r = await h.op('upload', { target: { label: 'Attachment' }, paths: ['report.txt'] });
     assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
     assert.equal(await pageValue(h, "document.querySelector('#files').textContent"), 'report.txt');
-    const outside = await h.op('upload', { target: { label: 'Attachment' }, paths: ['/etc/passwd'] });
+    const outside = await h.op('upload', {
+      target: { label: 'Attachment' },
+      paths: ['/etc/passwd'],
+    });
     assert.equal(outside.status, 403);
     assert.equal(outside.body.error?.kind, 'permission_denied');
-    const escape = await h.op('upload', { target: { label: 'Attachment' }, paths: ['../../etc/passwd'] });
+    const escape = await h.op('upload', {
+      target: { label: 'Attachment' },
+      paths: ['../../etc/passwd'],
+    });
     assert.equal(escape.body.error?.kind, 'permission_denied');
   });
 
@@ -178,7 +235,10 @@ describe('files, screenshots, evaluate', () => {
     assert.equal(data.image.content_type, 'image/png');
     assert.ok(Buffer.from(data.image.base64, 'base64').subarray(1, 4).toString() === 'PNG');
     assert.equal(r.body.evidence?.[0].name, data.file);
-    const el = await h.op('screenshot', { target: { role: 'button', name: 'Sign in' }, save: false });
+    const el = await h.op('screenshot', {
+      target: { role: 'button', name: 'Sign in' },
+      save: false,
+    });
     assert.equal(el.body.ok, true);
     assert.equal(el.body.evidence, undefined);
     const p = await h.op('pdf', {});
@@ -190,7 +250,9 @@ describe('files, screenshots, evaluate', () => {
     await open('login.html');
     const v = await h.op('evaluate', { script: '(a) => a * 2', arg: 21 });
     assert.equal((v.body.data as { result: number }).result, 42);
-    const body = await h.op('evaluate', { script: 'const t = document.title; return t.toUpperCase();' });
+    const body = await h.op('evaluate', {
+      script: 'const t = document.title; return t.toUpperCase();',
+    });
     assert.equal(typeof (body.body.data as { result: string }).result, 'string');
     const bad = await h.op('evaluate', { script: "throw new Error('kaboom')" });
     assert.equal(bad.body.error?.kind, 'invalid_argument');

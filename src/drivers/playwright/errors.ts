@@ -9,14 +9,31 @@ export function fromPlaywright(error: unknown, doing: string): OpError {
     return new OpError('timeout', `${doing} timed out: ${firstLine(stripPrefix(message))}`);
   }
   const key = /Unknown key: "([^"]*)"/.exec(message);
-  if (key) return new OpError('invalid_argument', `"${key[1]}" is not a key. Give a character ("a"), a DOM key name ("Enter", "ArrowLeft") or a chord ("Control+a").`);
+  if (key)
+    return new OpError(
+      'invalid_argument',
+      `"${key[1]}" is not a key. Give a character ("a"), a DOM key name ("Enter", "ArrowLeft") or a chord ("Control+a").`,
+    );
   const net = /net::(ERR_[A-Z_]+)/.exec(message);
-  if (net) return new OpError('navigation_failed', `${doing} failed: ${net[1]}.`, { details: { error: net[1] } });
+  if (net)
+    return new OpError('navigation_failed', `${doing} failed: ${net[1]}.`, {
+      details: { error: net[1] },
+    });
   if (/has been closed|Target closed|browser has disconnected/i.test(message)) {
-    return new OpError('backend', `${doing} failed: the browser or tab was closed. The next op opens a new browser.`);
+    return new OpError(
+      'backend',
+      `${doing} failed: the browser or tab was closed. The next op opens a new browser.`,
+    );
   }
-  if (/Execution context was destroyed|Frame was detached|frame got detached|Cannot find context/i.test(message)) {
-    return new OpError('stale_element', `${doing} was interrupted: the page navigated or the frame was removed.`);
+  if (
+    /Execution context was destroyed|Frame was detached|frame got detached|Cannot find context/i.test(
+      message,
+    )
+  ) {
+    return new OpError(
+      'stale_element',
+      `${doing} was interrupted: the page navigated or the frame was removed.`,
+    );
   }
   return new OpError('backend', `${doing} failed: ${firstLine(stripPrefix(message))}`);
 }
@@ -30,5 +47,7 @@ export function stripPrefix(message: string): string {
 export function isPageScriptError(error: unknown): boolean {
   if (!(error instanceof Error) || error instanceof errors.TimeoutError) return false;
   const m = stripPrefix(error.message);
-  return !/has been closed|Target closed|Execution context was destroyed|Frame was detached|Cannot find context|net::ERR_/i.test(m);
+  return !/has been closed|Target closed|Execution context was destroyed|Frame was detached|Cannot find context|net::ERR_/i.test(
+    m,
+  );
 }

@@ -82,7 +82,11 @@ export class PlaywrightDriver implements Driver {
     const key = String(headless);
     let launching = this.browsers.get(key);
     if (!launching) {
-      launching = chromium.launch({ executablePath: this.executable(), headless, args: CHROMIUM_ARGS });
+      launching = chromium.launch({
+        executablePath: this.executable(),
+        headless,
+        args: CHROMIUM_ARGS,
+      });
       launching.then(
         (b) => b.on('disconnected', () => this.browsers.delete(key)),
         () => this.browsers.delete(key),
@@ -95,7 +99,10 @@ export class PlaywrightDriver implements Driver {
   async open(options: OpenOptions): Promise<BrowserSession> {
     try {
       const browser = await this.browser(options.headless);
-      const context = await browser.newContext({ viewport: options.viewport, acceptDownloads: true });
+      const context = await browser.newContext({
+        viewport: options.viewport,
+        acceptDownloads: true,
+      });
       const session = new PlaywrightSession(context);
       await session.newTab();
       return session;
@@ -112,6 +119,8 @@ export class PlaywrightDriver implements Driver {
   async shutdown(): Promise<void> {
     const all = [...this.browsers.values()];
     this.browsers.clear();
-    await Promise.all(all.map(async (b) => (await b.catch(() => null))?.close().catch(() => undefined)));
+    await Promise.all(
+      all.map(async (b) => (await b.catch(() => null))?.close().catch(() => undefined)),
+    );
   }
 }

@@ -64,34 +64,49 @@ export class PlaywrightTab implements BrowserTab {
   }
 
   async goto(url: string, timeoutMs: number): Promise<NavigationOutcome> {
-    return this.navigation(`Loading ${url}`, () => this.page.goto(url, { timeout: timeoutMs, waitUntil: 'domcontentloaded' }));
+    return this.navigation(`Loading ${url}`, () =>
+      this.page.goto(url, { timeout: timeoutMs, waitUntil: 'domcontentloaded' }),
+    );
   }
 
   async back(timeoutMs: number): Promise<NavigationOutcome | null> {
-    return this.historyStep('Going back', () => this.page.goBack({ timeout: timeoutMs, waitUntil: 'domcontentloaded' }));
+    return this.historyStep('Going back', () =>
+      this.page.goBack({ timeout: timeoutMs, waitUntil: 'domcontentloaded' }),
+    );
   }
 
   async forward(timeoutMs: number): Promise<NavigationOutcome | null> {
-    return this.historyStep('Going forward', () => this.page.goForward({ timeout: timeoutMs, waitUntil: 'domcontentloaded' }));
+    return this.historyStep('Going forward', () =>
+      this.page.goForward({ timeout: timeoutMs, waitUntil: 'domcontentloaded' }),
+    );
   }
 
   async reload(timeoutMs: number): Promise<NavigationOutcome> {
-    return this.navigation('Reloading', () => this.page.reload({ timeout: timeoutMs, waitUntil: 'domcontentloaded' }));
+    return this.navigation('Reloading', () =>
+      this.page.reload({ timeout: timeoutMs, waitUntil: 'domcontentloaded' }),
+    );
   }
 
-  private async historyStep(doing: string, go: () => ReturnType<Page['goBack']>): Promise<NavigationOutcome | null> {
+  private async historyStep(
+    doing: string,
+    go: () => ReturnType<Page['goBack']>,
+  ): Promise<NavigationOutcome | null> {
     const before = this.navigations;
     const outcome = await this.navigation(doing, go);
     return this.navigations === before && outcome.status === undefined ? null : outcome;
   }
 
-  private async navigation(doing: string, go: () => ReturnType<Page['goto']>): Promise<NavigationOutcome> {
+  private async navigation(
+    doing: string,
+    go: () => ReturnType<Page['goto']>,
+  ): Promise<NavigationOutcome> {
     try {
       const response = await go();
       return response ? { status: response.status() } : {};
     } catch (e) {
       const err = fromPlaywright(e, doing);
-      if (err.kind === 'navigation_failed') return { error: String(err.details?.error ?? err.message) };
+      if (err.kind === 'navigation_failed')
+        return { error: String(err.details?.error ?? err.message) };
       throw err;
     }
   }
@@ -102,7 +117,8 @@ export class PlaywrightTab implements BrowserTab {
       const h: JSHandle = await frame.evaluateHandle(`${pageApiExpression}.element(${handle})`);
       const child = await h.asElement()?.contentFrame();
       await h.dispose();
-      if (!child) throw new OpError('stale_element', 'The iframe the target was in is gone or was replaced.');
+      if (!child)
+        throw new OpError('stale_element', 'The iframe the target was in is gone or was replaced.');
       frame = child;
     }
     return frame;
@@ -110,7 +126,10 @@ export class PlaywrightTab implements BrowserTab {
 
   async evaluate(path: FramePath, expression: string): Promise<unknown> {
     if (this.dialog) {
-      throw new OpError('not_actionable', `A ${this.dialog.type()} dialog is open ("${this.dialog.message().slice(0, 80)}"); answer it with the dialog op first.`);
+      throw new OpError(
+        'not_actionable',
+        `A ${this.dialog.type()} dialog is open ("${this.dialog.message().slice(0, 80)}"); answer it with the dialog op first.`,
+      );
     }
     try {
       const frame = await this.frameAt(path);
@@ -118,9 +137,13 @@ export class PlaywrightTab implements BrowserTab {
     } catch (e) {
       if (e instanceof OpError) throw e;
       if (isPageScriptError(e)) {
-        throw new OpError('invalid_argument', `The script threw in the page: ${stripPrefix((e as Error).message).split('\n')[0]}`, {
-          details: { page_error: true },
-        });
+        throw new OpError(
+          'invalid_argument',
+          `The script threw in the page: ${stripPrefix((e as Error).message).split('\n')[0]}`,
+          {
+            details: { page_error: true },
+          },
+        );
       }
       throw fromPlaywright(e, 'Running script in the page');
     }
@@ -154,10 +177,14 @@ export class PlaywrightTab implements BrowserTab {
     return this.input('Moving the pointer', () => this.page.mouse.move(x, y));
   }
   mouseDown(button: MouseButton, clickCount: number): Promise<void> {
-    return this.input('Pressing the mouse button', () => this.page.mouse.down({ button, clickCount }));
+    return this.input('Pressing the mouse button', () =>
+      this.page.mouse.down({ button, clickCount }),
+    );
   }
   mouseUp(button: MouseButton, clickCount: number): Promise<void> {
-    return this.input('Releasing the mouse button', () => this.page.mouse.up({ button, clickCount }));
+    return this.input('Releasing the mouse button', () =>
+      this.page.mouse.up({ button, clickCount }),
+    );
   }
   wheel(dx: number, dy: number): Promise<void> {
     return this.input('Scrolling', () => this.page.mouse.wheel(dx, dy));
@@ -174,7 +201,12 @@ export class PlaywrightTab implements BrowserTab {
 
   async screenshot(options: ScreenshotOptions): Promise<Buffer> {
     try {
-      return await this.page.screenshot({ ...options, animations: 'disabled', caret: 'hide', timeout: 15_000 });
+      return await this.page.screenshot({
+        ...options,
+        animations: 'disabled',
+        caret: 'hide',
+        timeout: 15_000,
+      });
     } catch (e) {
       throw fromPlaywright(e, 'Taking a screenshot');
     }
@@ -185,7 +217,11 @@ export class PlaywrightTab implements BrowserTab {
       return await this.page.pdf({ printBackground: true });
     } catch (e) {
       const err = fromPlaywright(e, 'Printing to PDF');
-      if (/headless/i.test(err.message)) throw new OpError('unsupported', 'PDF needs a headless browser; open the session with headless: true.');
+      if (/headless/i.test(err.message))
+        throw new OpError(
+          'unsupported',
+          'PDF needs a headless browser; open the session with headless: true.',
+        );
       throw err;
     }
   }
@@ -215,7 +251,12 @@ export class PlaywrightTab implements BrowserTab {
   activity(since = 0): TabActivity {
     let inFlight = 0;
     for (const seq of this.inFlight.values()) if (seq > since) inFlight++;
-    return { requestsStarted: this.requestSeq, requestsInFlight: inFlight, navigations: this.navigations, lastNavigation: this.lastNavigation };
+    return {
+      requestsStarted: this.requestSeq,
+      requestsInFlight: inFlight,
+      navigations: this.navigations,
+      lastNavigation: this.lastNavigation,
+    };
   }
 
   private onDialog(d: Dialog): void {

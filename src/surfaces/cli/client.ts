@@ -7,7 +7,11 @@ export interface ClientOptions {
 }
 
 /** A thin HTTP client of a running SwiftBrowse server, for the CLI. */
-export async function postOp(options: ClientOptions, op: string, args: unknown): Promise<{ status: number; body: ActionResult }> {
+export async function postOp(
+  options: ClientOptions,
+  op: string,
+  args: unknown,
+): Promise<{ status: number; body: ActionResult }> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (options.session) headers['x-session-key'] = options.session;
   if (options.token) headers.authorization = `Bearer ${options.token}`;
@@ -19,11 +23,18 @@ export async function postOp(options: ClientOptions, op: string, args: unknown):
   return { status: response.status, body: (await response.json()) as ActionResult };
 }
 
-export async function getJson(options: ClientOptions, path: string, timeoutMs = 5000): Promise<{ status: number; body: unknown }> {
+export async function getJson(
+  options: ClientOptions,
+  path: string,
+  timeoutMs = 5000,
+): Promise<{ status: number; body: unknown }> {
   const headers: Record<string, string> = {};
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.session) headers['x-session-key'] = options.session;
-  const response = await fetch(`${options.server}${path}`, { headers, signal: AbortSignal.timeout(timeoutMs) });
+  const response = await fetch(`${options.server}${path}`, {
+    headers,
+    signal: AbortSignal.timeout(timeoutMs),
+  });
   return { status: response.status, body: (await response.json()) as unknown };
 }
 

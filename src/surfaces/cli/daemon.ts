@@ -23,24 +23,41 @@ function tail(path: string, lines = 20): string {
  * Starts `serve` detached from this terminal and its pipes (a harness that launched `up` must
  * not hang on them), logging to DATA_DIR/server.log; returns once /health answers.
  */
-export async function up(config: Config, server: string, argv: string[], timeoutMs = 30_000): Promise<{ started: boolean; pid?: number; message: string }> {
-  if (await isHealthy(server)) return { started: false, message: `SwiftBrowse is already running at ${server}.` };
+export async function up(
+  config: Config,
+  server: string,
+  argv: string[],
+  timeoutMs = 30_000,
+): Promise<{ started: boolean; pid?: number; message: string }> {
+  if (await isHealthy(server))
+    return { started: false, message: `SwiftBrowse is already running at ${server}.` };
   const { log, pid: pidFile } = files(config);
   mkdirSync(config.dataDir, { recursive: true });
   const out = openSync(log, 'a');
   const main = fileURLToPath(new URL('./main.js', import.meta.url));
-  const child = spawn(process.execPath, [main, 'serve', ...argv], { detached: true, stdio: ['ignore', out, out], env: process.env });
+  const child = spawn(process.execPath, [main, 'serve', ...argv], {
+    detached: true,
+    stdio: ['ignore', out, out],
+    env: process.env,
+  });
   child.unref();
   writeFileSync(pidFile, String(child.pid));
   let exited: number | null = null;
   child.once('exit', (code) => (exited = code ?? -1));
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (await isHealthy(server)) return { started: true, pid: child.pid, message: `SwiftBrowse is running at ${server} (pid ${child.pid}, log ${log}).` };
+    if (await isHealthy(server))
+      return {
+        started: true,
+        pid: child.pid,
+        message: `SwiftBrowse is running at ${server} (pid ${child.pid}, log ${log}).`,
+      };
     if (exited !== null) break;
     await sleep(200);
   }
-  throw new Error(`SwiftBrowse did not come up at ${server}${exited !== null ? ` (it exited with ${exited})` : ` within ${timeoutMs / 1000} s`}. Last lines of ${log}:\n${tail(log)}`);
+  throw new Error(
+    `SwiftBrowse did not come up at ${server}${exited !== null ? ` (it exited with ${exited})` : ` within ${timeoutMs / 1000} s`}. Last lines of ${log}:\n${tail(log)}`,
+  );
 }
 
 export async function down(config: Config, server: string): Promise<string> {
@@ -49,7 +66,9 @@ export async function down(config: Config, server: string): Promise<string> {
   try {
     pid = Number(readFileSync(pidFile, 'utf8').trim());
   } catch {
-    return (await isHealthy(server)) ? `A server answers at ${server}, but it was not started by up (no ${pidFile}); stop it where it runs.` : 'SwiftBrowse is not running.';
+    return (await isHealthy(server))
+      ? `A server answers at ${server}, but it was not started by up (no ${pidFile}); stop it where it runs.`
+      : 'SwiftBrowse is not running.';
   }
   try {
     process.kill(pid, 'SIGTERM');

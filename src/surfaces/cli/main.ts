@@ -27,7 +27,13 @@ function readInput(arg: string | undefined, what: string): unknown {
 }
 
 function serveFlags(cmd: Command): ConfigInput {
-  const o = cmd.opts<{ port?: string; host?: string; dataDir?: string; browserPath?: string; headed?: boolean }>();
+  const o = cmd.opts<{
+    port?: string;
+    host?: string;
+    dataDir?: string;
+    browserPath?: string;
+    headed?: boolean;
+  }>();
   const flags: ConfigInput = {};
   if (o.port !== undefined) flags.port = o.port;
   if (o.host !== undefined) flags.host = o.host;
@@ -41,7 +47,10 @@ function client(program: Command): ClientOptions {
   const o = program.opts<{ server?: string; session?: string; token?: string }>();
   const port = process.env.PORT ?? '8765';
   return {
-    server: (o.server ?? process.env.SWIFTBROWSE_URL ?? `http://127.0.0.1:${port}`).replace(/\/$/, ''),
+    server: (o.server ?? process.env.SWIFTBROWSE_URL ?? `http://127.0.0.1:${port}`).replace(
+      /\/$/,
+      '',
+    ),
     session: o.session ?? process.env.SWIFTBROWSE_SESSION,
     token: o.token ?? process.env.SWIFTBROWSE_TOKEN,
   };
@@ -53,12 +62,15 @@ function print(value: unknown, compact: boolean): void {
 
 async function callServer(program: Command, op: string, args: unknown): Promise<number> {
   const options = client(program);
-  if (!options.session) throw new UsageError('Name a session with --session NAME (or SWIFTBROWSE_SESSION).');
+  if (!options.session)
+    throw new UsageError('Name a session with --session NAME (or SWIFTBROWSE_SESSION).');
   let result;
   try {
     result = await postOp(options, op, args);
   } catch {
-    process.stderr.write(`No SwiftBrowse server answers at ${options.server}. Start one with: swiftbrowse up\n`);
+    process.stderr.write(
+      `No SwiftBrowse server answers at ${options.server}. Start one with: swiftbrowse up\n`,
+    );
     return EXIT.failed;
   }
   print(result.body, program.opts<{ compact?: boolean }>().compact ?? false);
@@ -85,49 +97,72 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .exitOverride()
     .showHelpAfterError();
 
-  addServeFlags(program.command('serve').description('Run the server in the foreground')).action(async (_o, cmd: Command) => {
-    const config = loadConfig(process.env, serveFlags(cmd));
-    const app = createSwiftBrowse(config);
-    await app.listen();
-    await new Promise<void>((resolve) => {
-      const stop = () => resolve();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    });
-    await app.close();
-  });
+  addServeFlags(program.command('serve').description('Run the server in the foreground')).action(
+    async (_o, cmd: Command) => {
+      const config = loadConfig(process.env, serveFlags(cmd));
+      const app = createSwiftBrowse(config);
+      await app.listen();
+      await new Promise<void>((resolve) => {
+        const stop = () => resolve();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      await app.close();
+    },
+  );
 
-  addServeFlags(program.command('up').description('Start a detached server; returns when it is healthy')).action(async (_o, cmd: Command) => {
+  addServeFlags(
+    program.command('up').description('Start a detached server; returns when it is healthy'),
+  ).action(async (_o, cmd: Command) => {
     const flags = serveFlags(cmd);
     const config = loadConfig(process.env, flags);
     const argv = cmd.args.length ? cmd.args : process.argv.slice(process.argv.indexOf('up') + 1);
-    const r = await up(config, `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`, argv);
+    const r = await up(
+      config,
+      `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`,
+      argv,
+    );
     process.stdout.write(`${r.message}\n`);
   });
 
-  program.command('down').description('Stop the server started by up').action(async () => {
-    const config = loadConfig(process.env);
-    process.stdout.write(`${await down(config, client(program).server)}\n`);
-  });
+  program
+    .command('down')
+    .description('Stop the server started by up')
+    .action(async () => {
+      const config = loadConfig(process.env);
+      process.stdout.write(`${await down(config, client(program).server)}\n`);
+    });
 
-  program.command('health').description('Is the server up?').action(async () => {
-    const { server } = client(program);
-    const ok = await isHealthy(server);
-    process.stdout.write(ok ? `healthy: ${server}\n` : `not running: nothing healthy answers at ${server}\n`);
-    setExit(ok ? EXIT.ok : EXIT.failed);
-  });
+  program
+    .command('health')
+    .description('Is the server up?')
+    .action(async () => {
+      const { server } = client(program);
+      const ok = await isHealthy(server);
+      process.stdout.write(
+        ok ? `healthy: ${server}\n` : `not running: nothing healthy answers at ${server}\n`,
+      );
+      setExit(ok ? EXIT.ok : EXIT.failed);
+    });
 
-  program.command('status').description("The session's browser, tabs and settings (or the server's readiness without --session)").action(async () => {
-    const options = client(program);
-    try {
-      const r = await getJson(options, options.session ? '/browser' : '/ready');
-      print(r.body, program.opts<{ compact?: boolean }>().compact ?? false);
-      setExit(r.status === 200 ? EXIT.ok : EXIT.failed);
-    } catch {
-      process.stderr.write(`No SwiftBrowse server answers at ${options.server}. Start one with: swiftbrowse up\n`);
-      setExit(EXIT.failed);
-    }
-  });
+  program
+    .command('status')
+    .description(
+      "The session's browser, tabs and settings (or the server's readiness without --session)",
+    )
+    .action(async () => {
+      const options = client(program);
+      try {
+        const r = await getJson(options, options.session ? '/browser' : '/ready');
+        print(r.body, program.opts<{ compact?: boolean }>().compact ?? false);
+        setExit(r.status === 200 ? EXIT.ok : EXIT.failed);
+      } catch {
+        process.stderr.write(
+          `No SwiftBrowse server answers at ${options.server}. Start one with: swiftbrowse up\n`,
+        );
+        setExit(EXIT.failed);
+      }
+    });
 
   program
     .command('ops')
@@ -135,7 +170,14 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--json', 'print the JSON schemas')
     .action((o: { json?: boolean }) => {
       if (o.json) {
-        print(OPS.map((op) => ({ name: op.name, summary: op.summary, args: z.toJSONSchema(op.args, { io: 'input', unrepresentable: 'any' }) })), false);
+        print(
+          OPS.map((op) => ({
+            name: op.name,
+            summary: op.summary,
+            args: z.toJSONSchema(op.args, { io: 'input', unrepresentable: 'any' }),
+          })),
+          false,
+        );
         return;
       }
       const width = Math.max(...OPS.map((op) => op.name.length));
@@ -145,38 +187,48 @@ export function buildProgram(setExit: (code: number) => void): Command {
   program
     .command('run <op> [json]')
     .description("Run one op; json is its arguments ('-' reads stdin)")
-    .action(async (op: string, json: string | undefined) => setExit(await callServer(program, op, readInput(json, 'The arguments'))));
+    .action(async (op: string, json: string | undefined) =>
+      setExit(await callServer(program, op, readInput(json, 'The arguments'))),
+    );
 
   program
     .command('batch <file>')
-    .description("Run a list of ops from a JSON file ('-' reads stdin): [{op, args}, …] or {steps, continue_on_error}")
+    .description(
+      "Run a list of ops from a JSON file ('-' reads stdin): [{op, args}, …] or {steps, continue_on_error}",
+    )
     .action(async (file: string) => {
       const text = file === '-' ? readFileSync(0, 'utf8') : readFileOrUsage(file);
       const body = readInput(text, file);
       setExit(await callServer(program, 'batch', Array.isArray(body) ? { steps: body } : body));
     });
 
-  program.command('doctor').description('What browser and server can be reached').action(async () => {
-    const config = loadConfig(process.env);
-    const browser = findBrowser(config.browserPath);
-    let version = 'not found';
-    if (browser) {
-      try {
-        version = execFileSync(browser, ['--version'], { encoding: 'utf8', timeout: 10_000 }).trim();
-      } catch (e) {
-        version = `found but did not start: ${(e as Error).message.split('\n')[0]}`;
+  program
+    .command('doctor')
+    .description('What browser and server can be reached')
+    .action(async () => {
+      const config = loadConfig(process.env);
+      const browser = findBrowser(config.browserPath);
+      let version = 'not found';
+      if (browser) {
+        try {
+          version = execFileSync(browser, ['--version'], {
+            encoding: 'utf8',
+            timeout: 10_000,
+          }).trim();
+        } catch (e) {
+          version = `found but did not start: ${(e as Error).message.split('\n')[0]}`;
+        }
       }
-    }
-    const server = client(program).server;
-    const lines = [
-      `swiftbrowse ${VERSION} on Node ${process.version}`,
-      `browser: ${browser ?? 'none (install chromium or set BROWSER_PATH)'} ${browser ? `— ${version}` : ''}`.trimEnd(),
-      `data dir: ${config.dataDir}`,
-      `server: ${(await isHealthy(server)) ? `running at ${server}` : `not running at ${server}`}`,
-    ];
-    process.stdout.write(`${lines.join('\n')}\n`);
-    setExit(browser ? EXIT.ok : EXIT.failed);
-  });
+      const server = client(program).server;
+      const lines = [
+        `swiftbrowse ${VERSION} on Node ${process.version}`,
+        `browser: ${browser ?? 'none (install chromium or set BROWSER_PATH)'} ${browser ? `— ${version}` : ''}`.trimEnd(),
+        `data dir: ${config.dataDir}`,
+        `server: ${(await isHealthy(server)) ? `running at ${server}` : `not running at ${server}`}`,
+      ];
+      process.stdout.write(`${lines.join('\n')}\n`);
+      setExit(browser ? EXIT.ok : EXIT.failed);
+    });
 
   return program;
 }

@@ -14,11 +14,17 @@ type Status = 200 | (typeof ERROR_KINDS)[keyof typeof ERROR_KINDS]['http'];
 
 function failure(c: Context, op: string, error: OpError) {
   const body = { ok: false, op, error: error.toInfo() };
-  return c.json(JSON.parse(stripUrlCredentials(JSON.stringify(body))), httpStatusOf(error.kind) as Status);
+  return c.json(
+    JSON.parse(stripUrlCredentials(JSON.stringify(body))),
+    httpStatusOf(error.kind) as Status,
+  );
 }
 
 function answer(c: Context, result: ActionResult) {
-  return c.json(result, (result.ok ? 200 : httpStatusOf(result.error?.kind ?? 'backend')) as Status);
+  return c.json(
+    result,
+    (result.ok ? 200 : httpStatusOf(result.error?.kind ?? 'backend')) as Status,
+  );
 }
 
 /** Every op with its argument schema, derived from the registry. */
@@ -42,34 +48,77 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
     const origin = c.req.header('origin');
     // Pages the driven browser visits can reach this port too: a browser Origin must be allowed by name.
     if (origin && !config.allowedOrigins.includes(origin)) {
-      return failure(c, 'request', new OpError('permission_denied', `Requests from the browser origin ${origin} are refused. An operator can allow it with ALLOWED_ORIGINS.`));
+      return failure(
+        c,
+        'request',
+        new OpError(
+          'permission_denied',
+          `Requests from the browser origin ${origin} are refused. An operator can allow it with ALLOWED_ORIGINS.`,
+        ),
+      );
     }
     if (config.token && !c.req.path.startsWith('/demo/') && c.req.path !== '/health') {
       if (c.req.header('authorization') !== `Bearer ${config.token}`) {
-        return c.json({ ok: false, error: { kind: 'permission_denied', message: 'Missing or wrong bearer token: send Authorization: Bearer <SWIFTBROWSE_TOKEN>.', recoverable: false } }, 401);
+        return c.json(
+          {
+            ok: false,
+            error: {
+              kind: 'permission_denied',
+              message:
+                'Missing or wrong bearer token: send Authorization: Bearer <SWIFTBROWSE_TOKEN>.',
+              recoverable: false,
+            },
+          },
+          401,
+        );
       }
     }
     await next();
   });
 
-  app.use('/browser/*', bodyLimit({
-    maxSize: config.bodyLimit,
-    onError: (c) => failure(c, 'request', new OpError('invalid_argument', `The request body is larger than ${config.bodyLimit} bytes (BODY_LIMIT).`)),
-  }));
+  app.use(
+    '/browser/*',
+    bodyLimit({
+      maxSize: config.bodyLimit,
+      onError: (c) =>
+        failure(
+          c,
+          'request',
+          new OpError(
+            'invalid_argument',
+            `The request body is larger than ${config.bodyLimit} bytes (BODY_LIMIT).`,
+          ),
+        ),
+    }),
+  );
 
   app.get('/health', (c) => c.json({ ok: true, version }));
   app.get('/ready', (c) => {
     const browser = findBrowser(config.browserPath);
-    return c.json({ ready: !!browser, browser: browser ?? null, sessions: rt.sessions.liveBrowsers() }, browser ? 200 : 503);
+    return c.json(
+      { ready: !!browser, browser: browser ?? null, sessions: rt.sessions.liveBrowsers() },
+      browser ? 200 : 503,
+    );
   });
   app.get('/ops', (c) => c.json({ ops: opListing(rt) }));
 
   const session = (c: Context) =>
-    rt.sessions.get(resolveSessionName({ header: c.req.header('x-session-key'), query: c.req.query('session') }));
+    rt.sessions.get(
+      resolveSessionName({ header: c.req.header('x-session-key'), query: c.req.query('session') }),
+    );
 
   const call = async (c: Context, op: string, args: unknown) => {
     try {
-      return answer(c, await runOp(rt, { op, args, session: session(c), surface: 'http', signal: c.req.raw.signal }));
+      return answer(
+        c,
+        await runOp(rt, {
+          op,
+          args,
+          session: session(c),
+          surface: 'http',
+          signal: c.req.raw.signal,
+        }),
+      );
     } catch (e) {
       return failure(c, op, toOpError(e));
     }
@@ -80,11 +129,25 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
   app.post('/browser/:op', async (c) => {
     const op = c.req.param('op');
     if (!rt.ops.has(op)) {
-      return failure(c, op, new OpError('invalid_argument', `Unknown op "${op}". POST /browser/<op> with one of: ${[...rt.ops.keys()].join(', ')}. GET /ops lists their arguments.`));
+      return failure(
+        c,
+        op,
+        new OpError(
+          'invalid_argument',
+          `Unknown op "${op}". POST /browser/<op> with one of: ${[...rt.ops.keys()].join(', ')}. GET /ops lists their arguments.`,
+        ),
+      );
     }
     const type = c.req.header('content-type') ?? '';
     if (!/^application\/json\b/i.test(type)) {
-      return failure(c, op, new OpError('invalid_argument', `Send the arguments as JSON with Content-Type: application/json (got ${type ? JSON.stringify(type) : 'none'}).`));
+      return failure(
+        c,
+        op,
+        new OpError(
+          'invalid_argument',
+          `Send the arguments as JSON with Content-Type: application/json (got ${type ? JSON.stringify(type) : 'none'}).`,
+        ),
+      );
     }
     const text = await c.req.text();
     let args: unknown = {};
@@ -92,12 +155,26 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
       try {
         args = JSON.parse(text);
       } catch (e) {
-        return failure(c, op, new OpError('invalid_argument', `The body is not valid JSON (${(e as Error).message}). Send the op's arguments as a JSON object, e.g. {"url": "http://127.0.0.1:8765/demo/"}.`));
+        return failure(
+          c,
+          op,
+          new OpError(
+            'invalid_argument',
+            `The body is not valid JSON (${(e as Error).message}). Send the op's arguments as a JSON object, e.g. {"url": "http://127.0.0.1:8765/demo/"}.`,
+          ),
+        );
       }
     }
     if (op === 'batch' && Array.isArray(args)) args = { steps: args };
     if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-      return failure(c, op, new OpError('invalid_argument', `The body must be a JSON object of ${op}'s arguments; GET /ops shows them.`));
+      return failure(
+        c,
+        op,
+        new OpError(
+          'invalid_argument',
+          `The body must be a JSON object of ${op}'s arguments; GET /ops shows them.`,
+        ),
+      );
     }
     return call(c, op, args);
   });
@@ -105,7 +182,16 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
   app.use('/demo/*', serveStatic({ root: PACKAGE_ROOT, rewriteRequestPath: (p) => p }));
   app.get('/demo', (c) => c.redirect('/demo/index.html'));
   app.get('/demo/', (c) => c.redirect('/demo/index.html'));
-  app.notFound((c) => failure(c, 'request', new OpError('not_found', `No route ${c.req.method} ${c.req.path}. Ops are POST /browser/<op>; GET /ops lists them.`)));
+  app.notFound((c) =>
+    failure(
+      c,
+      'request',
+      new OpError(
+        'not_found',
+        `No route ${c.req.method} ${c.req.path}. Ops are POST /browser/<op>; GET /ops lists them.`,
+      ),
+    ),
+  );
   app.onError((e, c) => failure(c, 'request', toOpError(e)));
   return app;
 }
