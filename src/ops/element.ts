@@ -32,14 +32,12 @@ function pageTarget(target: Target): PageTarget {
 }
 
 function candidateList(matches: ElementInfo[]) {
-  return matches
-    .slice(0, 10)
-    .map((m, nth) => ({
-      nth,
-      element: m.desc,
-      ...(m.role ? { role: m.role } : {}),
-      ...((m.name ?? m.text) ? { text: m.name ?? m.text } : {}),
-    }));
+  return matches.slice(0, 10).map((m, nth) => ({
+    nth,
+    element: m.desc,
+    ...(m.role ? { role: m.role } : {}),
+    ...((m.name ?? m.text) ? { text: m.name ?? m.text } : {}),
+  }));
 }
 
 /** Finds the one element a target names, through `frame` and `within`. */
