@@ -68,6 +68,16 @@ export const SETTINGS = {
     schema: bool.default(false),
     doc: 'Require approved: true for consequential clicks over HTTP and CLI (MCP has its own default)',
   },
+  diff: {
+    env: 'DIFF',
+    schema: bool.default(true),
+    doc: 'Report data.changes after every acting op (off: --no-diff)',
+  },
+  changesMaxChars: {
+    env: 'CHANGES_MAX_CHARS',
+    schema: int(200, 1_000_000).default(8000),
+    doc: 'Longest data.changes text in characters; snapshot returns the rest',
+  },
   timeoutMs: {
     env: 'DEFAULT_TIMEOUT_MS',
     schema: int(100, 600_000).default(10_000),

@@ -65,6 +65,8 @@ export interface OpDefinition<S extends z.ZodObject = z.ZodObject> {
 
 export interface CommonArgs {
   timeout?: number;
+  diff?: boolean;
+  include_removed?: boolean;
   expect?: z.output<typeof expectSchema>;
 }
 
@@ -90,6 +92,16 @@ export function defineOp<S extends z.ZodObject>(decl: OpDeclaration<S>): OpDefin
   const extra: Record<string, z.ZodType> = {};
   if (browser && !('timeout' in decl.args.shape)) extra.timeout = timeoutArg;
   if (acts && !('expect' in decl.args.shape)) extra.expect = expectSchema.optional();
+  if (acts) {
+    extra.diff = z
+      .boolean()
+      .optional()
+      .describe('Report data.changes, what this action changed on the page (default true)');
+    extra.include_removed = z
+      .boolean()
+      .optional()
+      .describe('List the strings that left the page, not just their count');
+  }
   const args = z.strictObject({ ...decl.args.shape, ...extra });
   return {
     name: decl.name,

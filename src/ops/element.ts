@@ -4,6 +4,7 @@ import { describeTarget, strategyOf, type Target } from '../core/target.js';
 import type { BrowserTab, FramePath } from '../drivers/driver.js';
 import { callPage } from '../drivers/page-script.js';
 import type { ElementInfo, PageTarget, ProbeOptions, TextMatcher } from '../page/protocol.js';
+import type { ReadingMemory } from '../sessions/reading-memory.js';
 
 /** An element found for a target: where it lives and what it is. */
 export interface FoundElement {
@@ -12,6 +13,63 @@ export interface FoundElement {
   info: ElementInfo;
   target: Target;
   candidates: number;
+}
+
+/** Which session's reading memory checks the refs used on a tab (set when an op takes the tab). */
+const readings = new WeakMap<BrowserTab, ReadingMemory>();
+
+export function bindReading(tab: BrowserTab, memory: ReadingMemory): void {
+  readings.set(tab, memory);
+}
+
+/** A ref is positional: split at frames, each checked against what was read (DESIGN §5). */
+async function findByRef(tab: BrowserTab, target: Target): Promise<FoundElement> {
+  const address = target.ref!;
+  const memory = readings.get(tab);
+  const documentId = await callPage(tab, [], 'documentId');
+  const print = memory?.printOf(tab.id, documentId, address);
+  if (print === undefined) {
+    throw new OpError(
+      'stale_element',
+      `Ref ${address} was not read from the current page of ${tab.url()} (it may be from an earlier page). Take a snapshot and use a ref from it.`,
+      { final: true },
+    );
+  }
+  const parts = address.split('|');
+  let frame: number[] = [];
+  for (const part of parts.slice(0, -1)) {
+    const located = await callPage(
+      tab,
+      frame,
+      'locate',
+      { strategy: 'ref', value: part },
+      undefined,
+    );
+    if (!located.matches[0])
+      throw new OpError(
+        'stale_element',
+        `Ref ${address}: its frame is gone. Take a new snapshot.`,
+        { final: true },
+      );
+    frame = [...frame, located.matches[0].handle];
+  }
+  const last = parts[parts.length - 1];
+  const located = await callPage(
+    tab,
+    frame,
+    'locate',
+    { strategy: 'ref', value: last, print },
+    undefined,
+  );
+  const match = located.matches[0];
+  if (!match) {
+    throw new OpError(
+      'stale_element',
+      `Ref ${address} points at something else since it was read: ${located.stale ?? 'the page changed'}. Take a new snapshot and retry with a fresh ref.`,
+      { final: true },
+    );
+  }
+  return { frame, handle: match.handle, info: { ...match, ref: address }, target, candidates: 1 };
 }
 
 /** `/regex/flags` is a regular expression; anything else is exact text. */
@@ -46,6 +104,7 @@ export async function findElement(
   target: Target,
   frame: FramePath = [],
 ): Promise<FoundElement> {
+  if (target.ref !== undefined) return findByRef(tab, target);
   if (target.frame) {
     const iframe = await findElement(tab, target.frame, frame);
     if (!['iframe', 'frame'].includes(iframe.info.tag)) {
@@ -99,6 +158,7 @@ export async function findElement(
 export function summarise(found: FoundElement): TargetSummary {
   const { info } = found;
   const element: TargetSummary['element'] = { tag: info.tag };
+  if (info.ref) element.ref = info.ref;
   if (info.role) element.role = info.role;
   if (info.name) element.name = info.name;
   else if (info.text) element.text = info.text;

@@ -11,6 +11,7 @@ import { close, open, status } from './lifecycle.js';
 import { back, forward, goto, reload } from './navigate.js';
 import { press } from './press.js';
 import { scroll } from './scroll.js';
+import { diff, snapshot } from './snapshot.js';
 import { tabClose, tabList, tabNew, tabSelect } from './tabs.js';
 import { upload } from './upload.js';
 
@@ -23,6 +24,8 @@ export const OPS: readonly OpDefinition[] = [
   back,
   forward,
   reload,
+  snapshot,
+  diff,
   click,
   hover,
   fill,

@@ -9,7 +9,9 @@ import type { BrowserTab } from '../drivers/driver.js';
 import type { Session } from '../sessions/session.js';
 import type { SessionManager } from '../sessions/session-manager.js';
 import type { CommonArgs, OpContext, OpDefinition, OpOutcome, Surface } from './define.js';
+import { bindReading } from './element.js';
 import { baseline, checkNavigation, settle } from './settle.js';
+import { changesAfter, trackBaseline } from './track.js';
 import { failureMessage, verify } from './verify.js';
 
 export interface OpRequest {
@@ -95,6 +97,9 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
       }
     }
     const actedOn = tab;
+    if (tab) bindReading(tab, session.reading);
+    const wantChanges = op.acts && !!tab && (args.diff ?? rt.sessions.config.diff);
+    const trackBefore = wantChanges && tab ? await trackBaseline(tab, session.reading) : undefined;
     const before = op.acts && tab ? await baseline(tab) : undefined;
     const tabsOpenedBefore = session.openedTabs.length;
     let delay = 50;
@@ -120,6 +125,14 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
     if (before && actedOn && tab === actedOn) {
       notes.push(...(await settle(tab, before, rt.sessions.config.settleTimeoutMs)));
       checkNavigation(tab, before);
+    }
+    if (wantChanges && tab && !tab.isClosed() && !tab.pendingDialog()) {
+      const changes = await changesAfter(tab, trackBefore, session.reading, {
+        includeRemoved: args.include_removed ?? false,
+        maxChars: rt.sessions.config.changesMaxChars,
+        withholdNothing: op.name === 'reload',
+      });
+      outcome = { ...outcome, data: { ...outcome.data, changes } };
     }
     for (const id of session.openedTabs.slice(tabsOpenedBefore)) {
       const opened = session.browser?.tabs().find((t) => t.id === id);

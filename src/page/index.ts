@@ -24,9 +24,11 @@ import {
 import { elementOf } from './handles.js';
 import { locate } from './locate.js';
 import { frameOffset, probe } from './probe.js';
+import { addressOfHandle, track } from './reading.js';
 
 export const api = {
   element: elementOf,
+  addressOf: addressOfHandle,
   activeHandle,
   activity,
   controlInfo,
@@ -50,6 +52,7 @@ export const api = {
   selectOptions,
   setDirectValue,
   textVisible,
+  track,
 };
 
 export type PageApi = typeof api;

@@ -10,6 +10,7 @@ import {
   textMatches,
 } from './dom.js';
 import { elementOf, handleOf } from './handles.js';
+import { refAt } from './reading.js';
 import type { ElementInfo, LocateResult, PageTarget, TextMatcher } from './protocol.js';
 
 const CONTROLS =
@@ -148,6 +149,11 @@ export function locate(target: PageTarget, scopeHandle?: number): LocateResult {
       total: 0,
       error: 'The element that scoped the search is gone from the page.',
     };
+  if (target.strategy === 'ref') {
+    const at = refAt(target.value, target.print);
+    if (!at.element) return { matches: [], total: 0, stale: at.stale };
+    return { matches: [info(at.element)], total: 1 };
+  }
   let found: Element[];
   try {
     found = candidates(scope, target);

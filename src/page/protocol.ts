@@ -15,10 +15,14 @@ export interface PageTarget {
   match?: TextMatcher;
   name?: TextMatcher;
   near?: TextMatcher;
+  /** For `ref`: the fingerprint the element was read with. */
+  print?: string;
 }
 
 export interface ElementInfo {
   handle: number;
+  /** Set on the server for an element found by ref. */
+  ref?: string;
   tag: string;
   role?: string;
   name?: string;
@@ -36,6 +40,8 @@ export interface LocateResult {
   /** For a failed `role` search: elements of that role and their names (near misses). */
   sameRole?: string[];
   error?: string;
+  /** For `ref`: why the address no longer holds the element that was read. */
+  stale?: string;
 }
 
 export type Blocker =

@@ -75,6 +75,7 @@ export class SessionManager {
     const browser = session.browser;
     session.browser = undefined;
     session.activeTabId = undefined;
+    session.reading.forgetPages();
     await browser?.close();
     return had;
   }

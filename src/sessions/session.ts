@@ -1,4 +1,5 @@
 import type { BrowserSession, BrowserTab } from '../drivers/driver.js';
+import { ReadingMemory } from './reading-memory.js';
 
 export interface SessionSettings {
   headless: boolean;
@@ -14,6 +15,8 @@ export class Session {
   lastActiveAt = Date.now();
   /** Ids of tabs the pages opened themselves, in order; ops report the new ones. */
   readonly openedTabs: string[] = [];
+  /** What this caller has been shown; cleared with the browser. */
+  reading = new ReadingMemory();
   private counter = 0;
   private queue: Promise<unknown> = Promise.resolve();
   private running = 0;

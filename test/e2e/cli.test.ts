@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import type { ActionResult } from '../../src/core/result.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
+import { EXPECTED_OPS } from '../helpers/expected-ops.js';
 
 const MAIN = fileURLToPath(new URL('../../src/surfaces/cli/main.js', import.meta.url));
 
@@ -79,33 +80,7 @@ function result(run: CliRun): ActionResult {
   return JSON.parse(run.stdout) as ActionResult;
 }
 
-const OP_NAMES = [
-  'goto',
-  'back',
-  'forward',
-  'reload',
-  'click',
-  'hover',
-  'fill',
-  'press',
-  'scroll',
-  'wait_for',
-  'evaluate',
-  'assert',
-  'screenshot',
-  'pdf',
-  'resize',
-  'tab_new',
-  'tab_list',
-  'tab_select',
-  'tab_close',
-  'dialog',
-  'upload',
-  'open',
-  'status',
-  'close',
-  'batch',
-];
+const OP_NAMES = [...EXPECTED_OPS];
 
 before(async () => {
   port = await freePort();

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError, loadConfig, type ConfigInput } from '../../src/config.js';
 import type { ActionResult } from '../../src/core/result.js';
+import { EXPECTED_OPS } from '../helpers/expected-ops.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 
 let h: Harness;
@@ -115,33 +116,7 @@ describe('discovery and health', () => {
     const r = await h.request('/ops');
     assert.equal(r.status, 200);
     const { ops } = (await r.json()) as { ops: { name: string; args: Record<string, unknown> }[] };
-    const expected = [
-      'goto',
-      'back',
-      'forward',
-      'reload',
-      'click',
-      'hover',
-      'fill',
-      'press',
-      'scroll',
-      'wait_for',
-      'evaluate',
-      'assert',
-      'screenshot',
-      'pdf',
-      'resize',
-      'tab_new',
-      'tab_list',
-      'tab_select',
-      'tab_close',
-      'dialog',
-      'upload',
-      'open',
-      'status',
-      'close',
-      'batch',
-    ];
+    const expected = [...EXPECTED_OPS];
     assert.deepEqual(ops.map((o) => o.name).sort(), [...expected].sort());
     for (const op of ops) {
       assert.equal(op.args.type, 'object', `${op.name} args: ${JSON.stringify(op.args)}`);

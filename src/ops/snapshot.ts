@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { targetSchema } from '../core/target.js';
+import { callPage } from '../drivers/page-script.js';
+import type { TrackRequest } from '../page/reading.js';
+import { defineOp } from './define.js';
+import { findElement, summarise } from './element.js';
+import { changesAfter, readTrack } from './track.js';
+
+export const snapshot = defineOp({
+  name: 'snapshot',
+  summary:
+    'Read the page as a text track: visible text and live control values, each line with an address usable as a ref target',
+  readOnly: true,
+  args: z.strictObject({
+    target: targetSchema
+      .optional()
+      .describe('Read only this element (a ref from an earlier read works)'),
+    css: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Read only elements matching this selector (inside target when given)'),
+    max_chars: z.coerce
+      .number()
+      .int()
+      .min(100)
+      .max(2_000_000)
+      .optional()
+      .describe('Stop after this many characters (default: whole page)'),
+  }),
+  async run(ctx, args) {
+    const tab = await ctx.tab();
+    const request: TrackRequest = { css: args.css, maxChars: args.max_chars };
+    let target;
+    if (args.target) {
+      const el = await findElement(tab, args.target);
+      request.address = await callPage(tab, el.frame, 'addressOf', el.handle);
+      target = summarise(el);
+    }
+    const read = await readTrack(tab, request);
+    ctx.session.reading.remember(read.snapshot, read.snapshot.lines, true);
+    if (!args.target && !args.css && !read.truncated)
+      ctx.session.reading.setBaseline(read.snapshot);
+    const data: Record<string, unknown> = { track: read.text, lines: read.snapshot.lines.length };
+    if (read.truncated) {
+      data.truncated = true;
+      ctx.notes.push(
+        'truncated: raise max_chars, or snapshot a part of the page with target or css',
+      );
+    }
+    if (read.closedShadowRoots) data.closed_shadow_roots = read.closedShadowRoots;
+    if (read.skippedFrames?.length) data.skipped_frames = read.skippedFrames;
+    return { data, target };
+  },
+});
+
+export const diff = defineOp({
+  name: 'diff',
+  summary:
+    'What changed on the page since it was last read (late async updates); reset starts a new baseline',
+  readOnly: true,
+  args: z.strictObject({
+    reset: z
+      .boolean()
+      .optional()
+      .describe('Take the current page as the new baseline and report nothing'),
+    include_removed: z.boolean().optional().describe('List the strings that left the page'),
+  }),
+  async run(ctx, args) {
+    const tab = await ctx.tab();
+    const memory = ctx.session.reading;
+    const before = memory.baseline(tab.id);
+    if (args.reset || !before) {
+      const { snapshot: now } = await readTrack(tab);
+      memory.setBaseline(now);
+      return {
+        data: { changes: { note: 'baseline taken; the next diff reports changes from here' } },
+      };
+    }
+    const changes = await changesAfter(tab, before, memory, {
+      includeRemoved: args.include_removed ?? false,
+      maxChars: ctx.config.changesMaxChars,
+      withholdNothing: false,
+    });
+    return { data: { changes } };
+  },
+});

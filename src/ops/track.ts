@@ -1,0 +1,184 @@
+import type { BrowserTab } from '../drivers/driver.js';
+import { callPage } from '../drivers/page-script.js';
+import type { TrackRequest } from '../page/reading.js';
+import { renderTrack, type TrackLine } from '../page/track-format.js';
+import type { ReadingMemory, TrackSnapshot } from '../sessions/reading-memory.js';
+
+/** Reads the text track of a tab (or part of it) as a snapshot the memory can keep. */
+export async function readTrack(tab: BrowserTab, request: TrackRequest = {}) {
+  const t = await callPage(tab, [], 'track', request);
+  const snapshot: TrackSnapshot = {
+    tabId: tab.id,
+    documentId: t.documentId,
+    url: tab.url(),
+    lines: t.lines,
+    prints: t.prints,
+  };
+  return {
+    snapshot,
+    text: t.text,
+    truncated: t.truncated,
+    closedShadowRoots: t.closedShadowRoots,
+    skippedFrames: t.skippedFrames,
+  };
+}
+
+/** Words that change what a model should do next when they appear (Cancelled, Refunded…). */
+const STATUS_WORDS =
+  /\b(cancell?ed|refunded|failed|failure|error|declined|rejected|expired|denied|invalid|required|success(?:ful(?:ly)?)?|saved|deleted|removed|completed|confirmed|shipped|pending|sent|paid)\b/gi;
+
+const key = (l: TrackLine) => `${l.address}\u0000${l.mark ?? ''}\u0000${l.text}`;
+
+export interface Changes {
+  /** The lines that appeared, as text-track text. */
+  added?: string;
+  removed_count?: number;
+  removed?: string[];
+  no_change?: true;
+  /** On a new document: what was left out because this caller was shown it already. */
+  withheld?: string;
+  status_hint?: string[];
+  truncated?: true;
+  note?: string;
+}
+
+export interface ChangeOptions {
+  includeRemoved: boolean;
+  maxChars: number;
+  /** A reload repeats the page on purpose: nothing is withheld. */
+  withholdNothing: boolean;
+}
+
+function statusHint(lines: TrackLine[]): string[] | undefined {
+  const words = new Set<string>();
+  for (const l of lines) for (const m of l.text.matchAll(STATUS_WORDS)) words.add(m[0]);
+  return words.size ? [...words] : undefined;
+}
+
+function cut(text: string, maxChars: number): { text: string; truncated: boolean } {
+  if (text.length <= maxChars) return { text, truncated: false };
+  const end = text.lastIndexOf('\n', maxChars);
+  return { text: text.slice(0, end > 0 ? end : maxChars), truncated: true };
+}
+
+/** Same document: what appeared and what left. */
+export function diffTracks(
+  before: TrackSnapshot,
+  after: TrackSnapshot,
+  options: ChangeOptions,
+): Changes {
+  const had = new Set(before.lines.map(key));
+  const has = new Set(after.lines.map(key));
+  const added = after.lines.filter((l) => !had.has(key(l)));
+  const removed = before.lines.filter((l) => !has.has(key(l)));
+  if (added.length === 0 && removed.length === 0) return { no_change: true };
+  const changes: Changes = {};
+  if (added.length) {
+    const { text, truncated } = cut(renderTrack(added), options.maxChars);
+    changes.added = text;
+    if (truncated) changes.truncated = true;
+  }
+  if (removed.length) changes.removed_count = removed.length;
+  if (options.includeRemoved && removed.length) changes.removed = removed.map((l) => l.text);
+  const hint = statusHint(added);
+  if (hint) changes.status_hint = hint;
+  return changes;
+}
+
+/** Withholding fewer characters than this is not worth the line that explains it. */
+const WORTH_WITHHOLDING = 200;
+
+/**
+ * A new document: the page minus every line this caller was already shown, with one line saying
+ * how many were withheld and on which page they were read (DESIGN §5).
+ */
+export function newPageChanges(
+  after: TrackSnapshot,
+  memory: ReadingMemory,
+  options: ChangeOptions,
+): { changes: Changes; shown: TrackLine[] } {
+  const seenOn = new Map<string, number>();
+  const fresh: TrackLine[] = [];
+  let withheldChars = 0;
+  for (const l of after.lines) {
+    const page = options.withholdNothing ? undefined : memory.firstShownOn(l.text);
+    if (page === undefined) fresh.push(l);
+    else {
+      seenOn.set(page, (seenOn.get(page) ?? 0) + 1);
+      withheldChars += l.address.length + l.text.length + 2;
+    }
+  }
+  let shown = fresh;
+  let note: string | undefined;
+  if (withheldChars < WORTH_WITHHOLDING) {
+    shown = after.lines;
+  } else if (fresh.length === 0) {
+    // All of it was seen: the controls are what the caller needs to act here.
+    shown = after.lines.filter((l) => l.mark !== undefined);
+    note =
+      'every line here was shown before; its controls are listed — snapshot for the whole page';
+  }
+  const changes: Changes = {};
+  const { text, truncated } = cut(renderTrack(shown), options.maxChars);
+  if (text) changes.added = text;
+  if (truncated) changes.truncated = true;
+  const withheldCount = after.lines.length - shown.length;
+  if (withheldCount > 0) {
+    const where = [...seenOn.entries()].map(([url, n]) => `${n} read on ${url}`).join('; ');
+    changes.withheld = `${withheldCount} lines already shown were left out (${where}); snapshot returns them`;
+  }
+  if (note) changes.note = note;
+  const hint = statusHint(shown);
+  if (hint) changes.status_hint = hint;
+  return { changes, shown };
+}
+
+/** The track to diff against: the last one read, if the page has not changed since. */
+export async function trackBaseline(
+  tab: BrowserTab,
+  memory: ReadingMemory,
+): Promise<TrackSnapshot | undefined> {
+  try {
+    const last = memory.baseline(tab.id);
+    const [activity, documentId] = await Promise.all([
+      callPage(tab, [], 'activity'),
+      callPage(tab, [], 'documentId'),
+    ]);
+    if (
+      last &&
+      last.documentId === documentId &&
+      last.url === tab.url() &&
+      activity.mutations === 0
+    )
+      return last;
+    const { snapshot } = await readTrack(tab);
+    return snapshot;
+  } catch {
+    return undefined; // a page that cannot be read now is treated as a new page afterwards
+  }
+}
+
+/** What an action changed: a diff on the same document, the new page otherwise. */
+export async function changesAfter(
+  tab: BrowserTab,
+  before: TrackSnapshot | undefined,
+  memory: ReadingMemory,
+  options: ChangeOptions,
+): Promise<Changes> {
+  const { snapshot: after } = await readTrack(tab);
+  memory.setBaseline(after);
+  await callPage(tab, [], 'mark');
+  if (before && before.documentId === after.documentId) {
+    const changes = diffTracks(before, after, options);
+    const had = new Set(before.lines.map(key));
+    memory.remember(
+      after,
+      after.lines.filter((l) => !had.has(key(l))),
+      false,
+    );
+    return changes;
+  }
+  const { changes, shown } = newPageChanges(after, memory, options);
+  memory.remember(after, shown, false);
+  return changes;
+}

@@ -1,0 +1,69 @@
+import type { TrackLine } from '../page/track-format.js';
+
+/** A text track as read from one tab's document. */
+export interface TrackSnapshot {
+  tabId: string;
+  documentId: string;
+  url: string;
+  lines: TrackLine[];
+  prints: string[];
+}
+
+/**
+ * What this caller has read (DESIGN §5): the fingerprints behind each address per tab (so a ref
+ * can be checked), the last track per tab (the baseline of the next diff), and every string
+ * already shown with the page it was first shown on (so a navigation need not repeat it).
+ */
+export class ReadingMemory {
+  private readonly refs = new Map<string, { documentId: string; prints: Map<string, string> }>();
+  private readonly last = new Map<string, TrackSnapshot>();
+  private readonly shown = new Map<string, string>();
+
+  /**
+   * Remembers what the caller was shown. A snapshot (`explicit`) makes every address it read a
+   * ref. A change shows only some lines: their addresses become refs, but an address that now
+   * holds a different element than the caller read there is dropped — acting on it could hit
+   * the wrong element, so it is stale until the next snapshot.
+   */
+  remember(track: TrackSnapshot, shownLines: readonly TrackLine[], explicit: boolean): void {
+    let book = this.refs.get(track.tabId);
+    if (!book || book.documentId !== track.documentId) {
+      book = { documentId: track.documentId, prints: new Map() };
+      this.refs.set(track.tabId, book);
+    }
+    const shownAt = new Set(shownLines.map((l) => l.address));
+    track.lines.forEach((l, i) => {
+      const print = track.prints[i];
+      const known = book.prints.get(l.address);
+      if (explicit) book.prints.set(l.address, print);
+      else if (known !== undefined && known !== print) book.prints.delete(l.address);
+      else if (shownAt.has(l.address)) book.prints.set(l.address, print);
+    });
+    for (const l of shownLines) if (!this.shown.has(l.text)) this.shown.set(l.text, track.url);
+  }
+
+  setBaseline(track: TrackSnapshot): void {
+    this.last.set(track.tabId, track);
+  }
+
+  baseline(tabId: string): TrackSnapshot | undefined {
+    return this.last.get(tabId);
+  }
+
+  /** The fingerprint an address was read with on this tab's current document. */
+  printOf(tabId: string, documentId: string, address: string): string | undefined {
+    const book = this.refs.get(tabId);
+    return book && book.documentId === documentId ? book.prints.get(address) : undefined;
+  }
+
+  /** The page a string was first shown on, if it was. */
+  firstShownOn(text: string): string | undefined {
+    return this.shown.get(text);
+  }
+
+  /** The browser is gone: its addresses mean nothing now; what was shown stays shown. */
+  forgetPages(): void {
+    this.refs.clear();
+    this.last.clear();
+  }
+}
