@@ -50,6 +50,66 @@ export interface ScreenshotOptions {
   quality?: number;
 }
 
+/** Console levels, most severe first; every backend maps its own onto these. */
+export const CONSOLE_LEVELS = ['error', 'warning', 'info', 'log', 'debug', 'trace'] as const;
+export type ConsoleLevel = (typeof CONSOLE_LEVELS)[number];
+
+/** One console message, or an uncaught error (`source: 'pageerror'`, level `error`). */
+export interface ConsoleEntry {
+  level: ConsoleLevel;
+  text: string;
+  source: 'console' | 'pageerror';
+  /** Where it was logged or thrown: script URL and 1-based line, when known. */
+  url?: string;
+  line?: number;
+  /** Epoch ms. */
+  at: number;
+}
+
+/** What a request fetched, as the browser classifies it; anything else is `other`. */
+export const RESOURCE_TYPES = [
+  'document',
+  'stylesheet',
+  'image',
+  'media',
+  'font',
+  'script',
+  'xhr',
+  'fetch',
+  'eventsource',
+  'websocket',
+  'manifest',
+  'texttrack',
+  'other',
+] as const;
+export type ResourceType = (typeof RESOURCE_TYPES)[number];
+
+/** One request; `status`, `failure`, `duration_ms` and `size` fill in as it completes. */
+export interface NetworkEntry {
+  method: string;
+  url: string;
+  resource_type: ResourceType;
+  /** HTTP status of the response, once one arrived. */
+  status?: number;
+  /** Why it failed: the browser's error text (net::ERR_CONNECTION_REFUSED, blocked…). */
+  failure?: string;
+  /** From request start to the last byte or the failure. */
+  duration_ms?: number;
+  /** Response body bytes as received (compressed if the server compressed), when known. */
+  size?: number;
+  /** Epoch ms when the request started. */
+  at: number;
+}
+
+/**
+ * A tab's bounded buffer: entries oldest first, and how many older ones were pushed out since
+ * the tab opened or the buffer was last cleared.
+ */
+export interface EntryBuffer<T> {
+  entries: readonly T[];
+  dropped: number;
+}
+
 export interface BrowserTab {
   readonly id: string;
   url(): string;
@@ -81,6 +141,13 @@ export interface BrowserTab {
   answerDialog(answer: DialogAnswer): Promise<void>;
   /** Answers the next dialog as it opens, once. */
   armDialog(answer: DialogAnswer): void;
+  /**
+   * Console messages and uncaught errors since the tab opened (so from document start of every
+   * load), bounded (the oldest are dropped); `clear` empties the buffer after reading it.
+   */
+  consoleEntries(options?: { clear?: boolean }): EntryBuffer<ConsoleEntry>;
+  /** Requests since the tab opened, bounded like the console; `clear` empties after reading. */
+  networkEntries(options?: { clear?: boolean }): EntryBuffer<NetworkEntry>;
   bringToFront(): Promise<void>;
   close(): Promise<void>;
   isClosed(): boolean;

@@ -78,7 +78,7 @@ export function textMatcher(text: string): TextMatcher {
   return m ? { regex: m[1], flags: m[2].replace('g', '') } : { exact: text };
 }
 
-function pageTarget(target: Target): PageTarget {
+export function pageTarget(target: Target): PageTarget {
   const strategy = strategyOf(target);
   const value = String(target[strategy] ?? '');
   const out: PageTarget = { strategy, value };

@@ -2,6 +2,7 @@ import { assert, waitFor } from './assert.js';
 import { batch } from './batch.js';
 import { pdf, resize, screenshot } from './capture.js';
 import { click } from './click.js';
+import { consoleOp } from './console.js';
 import type { OpDefinition } from './define.js';
 import { dialog } from './dialog.js';
 import { evaluate } from './evaluate.js';
@@ -9,7 +10,9 @@ import { fill } from './fill.js';
 import { hover } from './hover.js';
 import { close, open, status } from './lifecycle.js';
 import { back, forward, goto, reload } from './navigate.js';
+import { network } from './network.js';
 import { press } from './press.js';
+import { extract, find, outline } from './read.js';
 import { scroll } from './scroll.js';
 import { diff, snapshot } from './snapshot.js';
 import { tabClose, tabList, tabNew, tabSelect } from './tabs.js';
@@ -25,6 +28,9 @@ export const OPS: readonly OpDefinition[] = [
   forward,
   reload,
   snapshot,
+  find,
+  extract,
+  outline,
   diff,
   click,
   hover,
@@ -38,6 +44,8 @@ export const OPS: readonly OpDefinition[] = [
   waitFor,
   screenshot,
   pdf,
+  consoleOp,
+  network,
   resize,
   tabNew,
   tabList,

@@ -23,6 +23,8 @@ import {
 } from './controls.js';
 import { elementOf } from './handles.js';
 import { locate } from './locate.js';
+import { extractOf, find, tableRows } from './inspect.js';
+import { outline } from './outline.js';
 import { frameOffset, probe } from './probe.js';
 import { addressOfHandle, track } from './reading.js';
 
@@ -34,6 +36,8 @@ export const api = {
   controlInfo,
   documentId,
   domClick,
+  extractOf,
+  find,
   focusElement,
   focusForTyping,
   focusInfo,
@@ -44,6 +48,7 @@ export const api = {
   locate,
   mark,
   opensNewTab,
+  outline,
   probe,
   readValue,
   scrollIntoView,
@@ -51,6 +56,7 @@ export const api = {
   scrollTo,
   selectOptions,
   setDirectValue,
+  tableRows,
   textVisible,
   track,
 };

@@ -85,7 +85,8 @@ function xpathAll(scope: Element | Document, expression: string): Element[] {
   return out;
 }
 
-function candidates(scope: Element | Document, target: PageTarget): Element[] {
+/** Every element a target names (hidden ones too), in document order; throws on a bad selector. */
+export function candidates(scope: Element | Document, target: PageTarget): Element[] {
   switch (target.strategy) {
     case 'css':
       return deepQueryAll(scope, target.value);

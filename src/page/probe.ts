@@ -38,17 +38,25 @@ export function revealerOf(hidden: Element): { el: Element; gesture: 'click' | '
   return null;
 }
 
-function hiddenMessage(el: Element): string {
+/** Why a hidden element is hidden, and the control that most likely reveals it. */
+export function hiddenVerdict(el: Element): {
+  message: string;
+  revealer?: { el: Element; gesture: 'click' | 'hover' };
+} {
   const hider = hidingAncestor(el);
-  if (!hider) return 'it exists but renders nothing visible.';
+  if (!hider) return { message: 'it exists but renders nothing visible.' };
   const who = hider.el === el ? 'it is' : `its ancestor \`${describe(hider.el)}\` is`;
   const revealer = revealerOf(hider.el);
   if (!revealer)
-    return `it exists, but ${who} ${hider.how}; something on the page must reveal it first.`;
+    return {
+      message: `it exists, but ${who} ${hider.how}; something on the page must reveal it first.`,
+    };
   const name = shortText(revealer.el, 40) || describe(revealer.el);
-  return revealer.gesture === 'hover'
-    ? `it exists, but ${who} ${hider.how} — it may open on hover; try hover on "${name}" first.`
-    : `it exists, but ${who} ${hider.how} — try click on "${name}" (aria-expanded) first.`;
+  const message =
+    revealer.gesture === 'hover'
+      ? `it exists, but ${who} ${hider.how} — it may open on hover; try hover on "${name}" first.`
+      : `it exists, but ${who} ${hider.how} — try click on "${name}" (aria-expanded) first.`;
+  return { message, revealer };
 }
 
 /** The element at a point, looking through open shadow roots. */
@@ -75,7 +83,64 @@ function boxOf(el: Element) {
   return { x: r.x, y: r.y, width: r.width, height: r.height };
 }
 
-/** Is the element ready for input, and if not, why (DESIGN §3.4)? */
+function inViewport(box: { x: number; y: number; width: number; height: number }): boolean {
+  const cx = box.x + box.width / 2;
+  const cy = box.y + box.height / 2;
+  return cx >= 0 && cy >= 0 && cx <= innerWidth && cy <= innerHeight;
+}
+
+/**
+ * The probe: what stops the element taking input right now, in one sentence with the next move.
+ * Used by every acting op's wait and by outline, so both say the same thing.
+ */
+export function verdict(el: Element, options: ProbeOptions): Actionability {
+  if (!el.isConnected)
+    return {
+      ok: false,
+      blocker: 'detached',
+      message: 'the element was removed from the page or replaced.',
+    };
+  if (!isVisible(el)) return { ok: false, blocker: 'hidden', message: hiddenVerdict(el).message };
+  if (options.enabled && isDisabled(el)) {
+    return {
+      ok: false,
+      blocker: 'disabled',
+      message: 'it is disabled; fill what the form requires first, or wait for it to enable.',
+    };
+  }
+  if (options.editable && (el as HTMLInputElement).readOnly)
+    return { ok: false, blocker: 'readonly', message: 'it is read-only.' };
+  const box = boxOf(el);
+  if (box.width === 0 || box.height === 0)
+    return { ok: false, blocker: 'zero_size', message: 'it has zero size.' };
+  if (!inViewport(box)) {
+    return {
+      ok: false,
+      blocker: 'offscreen',
+      message: 'it is outside the viewport; scroll to it (acting ops scroll by themselves).',
+      box,
+    };
+  }
+  const point = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+  if (options.hitTest) {
+    const hit = deepElementFromPoint(point.x, point.y);
+    if (!receivesEvents(el, hit)) {
+      const cover = hit
+        ? `\`${describe(hit)}\`${shortText(hit, 30) ? ` ("${shortText(hit, 30)}")` : ''}`
+        : 'nothing';
+      return {
+        ok: false,
+        blocker: 'covered',
+        message: `it is covered by ${cover} at its centre; close or dismiss that first, or use force: true to dispatch the click to the element itself.`,
+        point,
+        box,
+      };
+    }
+  }
+  return { ok: true, point, box };
+}
+
+/** Is the element ready for input? Scrolls it into view and waits two frames for it to stop moving. */
 export async function probe(handle: number, options: ProbeOptions): Promise<Actionability> {
   const el = elementOf(handle);
   if (!el)
@@ -84,23 +149,10 @@ export async function probe(handle: number, options: ProbeOptions): Promise<Acti
       blocker: 'detached',
       message: 'the element was removed from the page or replaced.',
     };
-  if (!isVisible(el)) return { ok: false, blocker: 'hidden', message: hiddenMessage(el) };
-  if (options.enabled && isDisabled(el))
-    return {
-      ok: false,
-      blocker: 'disabled',
-      message: 'it is disabled; fill what the form requires first, or wait for it to enable.',
-    };
-  if (options.editable && (el as HTMLInputElement).readOnly)
-    return { ok: false, blocker: 'readonly', message: 'it is read-only.' };
-
-  const first = boxOf(el);
-  const inView =
-    first.x >= 0 &&
-    first.y >= 0 &&
-    first.x + first.width <= innerWidth &&
-    first.y + first.height <= innerHeight;
-  if (!inView) el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+  const early = verdict(el, { ...options, hitTest: false });
+  if (!early.ok && early.blocker !== 'offscreen') return early;
+  if (early.blocker === 'offscreen')
+    el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
   await nextFrames();
   const before = boxOf(el);
   await nextFrames();
@@ -116,39 +168,15 @@ export async function probe(handle: number, options: ProbeOptions): Promise<Acti
       message: 'it is still moving (an animation or layout shift).',
     };
   }
-  if (box.width === 0 || box.height === 0)
-    return { ok: false, blocker: 'zero_size', message: 'it has zero size.' };
-  const x = Math.min(Math.max(box.x + box.width / 2, 0), innerWidth - 1);
-  const y = Math.min(Math.max(box.y + box.height / 2, 0), innerHeight - 1);
-  if (
-    box.x + box.width / 2 < 0 ||
-    box.y + box.height / 2 < 0 ||
-    box.x + box.width / 2 > innerWidth ||
-    box.y + box.height / 2 > innerHeight
-  ) {
+  const final = verdict(el, options);
+  if (final.blocker === 'offscreen') {
     return {
-      ok: false,
-      blocker: 'offscreen',
+      ...final,
       message:
         'it is outside the viewport and could not be scrolled into view; try scroll or resize.',
     };
   }
-  if (options.hitTest) {
-    const hit = deepElementFromPoint(x, y);
-    if (!receivesEvents(el, hit)) {
-      const cover = hit
-        ? `\`${describe(hit)}\`${shortText(hit, 30) ? ` ("${shortText(hit, 30)}")` : ''}`
-        : 'nothing';
-      return {
-        ok: false,
-        blocker: 'covered',
-        message: `it is covered by ${cover} at its centre; close or dismiss that first, or use force: true to dispatch the click to the element itself.`,
-        point: { x, y },
-        box,
-      };
-    }
-  }
-  return { ok: true, point: { x, y }, box };
+  return final;
 }
 
 /** The offset of an iframe's content box in its document's viewport. */

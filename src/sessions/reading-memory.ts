@@ -42,6 +42,20 @@ export class ReadingMemory {
     for (const l of shownLines) if (!this.shown.has(l.text)) this.shown.set(l.text, track.url);
   }
 
+  /** Refs handed out one by one (find, outline): each checked later against its print. */
+  rememberRefs(
+    tabId: string,
+    documentId: string,
+    refs: readonly { ref: string; print: string }[],
+  ): void {
+    let book = this.refs.get(tabId);
+    if (!book || book.documentId !== documentId) {
+      book = { documentId, prints: new Map() };
+      this.refs.set(tabId, book);
+    }
+    for (const r of refs) book.prints.set(r.ref, r.print);
+  }
+
   setBaseline(track: TrackSnapshot): void {
     this.last.set(track.tabId, track);
   }

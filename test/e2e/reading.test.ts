@@ -165,13 +165,110 @@ describe('changes after every action', () => {
   test('the diff op reports a late async change; diff: false leaves changes out', async () => {
     h.server.setContent(
       '/late.html',
-      `<p>Start</p><script>setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p>Arrived late</p>'), 700)</script>`,
+      `<p>Start</p><button onclick="setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p>Arrived late</p>'), 1500)">Load more</button>`,
     );
-    const r = await h.op('goto', { url: `${h.server.PREFIX}/late.html`, diff: false }, 'c5');
+    await h.op('goto', { url: `${h.server.PREFIX}/late.html` }, 'c5');
+    const r = await h.op('click', { target: { text: 'Load more' }, diff: false }, 'c5');
     assert.equal(r.body.data?.changes, undefined);
     await h.op('diff', { reset: true }, 'c5');
-    await new Promise((resolve) => setTimeout(resolve, 900));
+    await new Promise((resolve) => setTimeout(resolve, 2000));
     const d = await h.op('diff', {}, 'c5');
     assert.match(changesOf(d.body).added ?? '', /Arrived late/);
+  });
+});
+
+interface OutlineItem {
+  ref?: string;
+  role?: string;
+  name?: string;
+  region: string;
+  target?: Record<string, string>;
+  state?: string;
+  revealed_by?: { target: Record<string, string> | null; gesture: string };
+}
+
+describe('find, extract and outline', () => {
+  test("outline lists the usable elements, main content first, and each one's target matches exactly that element", async () => {
+    await h.op('goto', { url: `${h.server.PREFIX}/dashboard.html` }, 'o1');
+    h.server.setContent(
+      '/regions.html',
+      `<header><a href="/home">Home</a></header><nav><a href="/a">Docs</a><button aria-expanded="false">Menu</button></nav>
+       <main><h1>Orders</h1><label>Search <input name=q></label><button>Go</button><a>bare link</a>
+       <button>Edit</button><button>Edit</button></main><footer><a href="/legal">Legal</a></footer>`,
+    );
+    await h.op('goto', { url: `${h.server.PREFIX}/regions.html` }, 'o1');
+    const r = await h.op('outline', {}, 'o1');
+    const items = r.body.data?.elements as OutlineItem[];
+    assert.deepEqual(
+      items.slice(0, 3).map((i) => i.region),
+      ['main', 'main', 'main'],
+    );
+    assert.equal(items.at(-1)?.name, 'Legal');
+    assert.ok(
+      items.some((i) => i.name === 'Menu'),
+      '[aria-expanded] counts as interactive',
+    );
+    assert.ok(
+      items.some((i) => i.name === 'bare link'),
+      'a bare <a> counts as interactive',
+    );
+    for (const item of items.filter((i) => i.target)) {
+      const count = await h.op('assert', { count: item.target, equals: 1, timeout: 0 }, 'o1');
+      assert.equal(
+        count.body.ok,
+        true,
+        `${JSON.stringify(item.target)} must match exactly one element`,
+      );
+    }
+    const edits = items.filter((i) => i.name === 'Edit');
+    assert.equal(edits.length, 2);
+    const viaRef = await h.op('click', { target: { ref: edits[1].ref } }, 'o1');
+    assert.equal(viaRef.body.ok, true, 'a ref from outline acts');
+  });
+
+  test('outline says why a hidden item cannot be used and what reveals it', async () => {
+    await h.op('goto', { url: `${h.server.PREFIX}/hover-menu.html` }, 'o2');
+    const items = (await h.op('outline', {}, 'o2')).body.data?.elements as OutlineItem[];
+    const tickets = items.find((i) => i.name === 'Tickets');
+    assert.match(tickets?.state ?? '', /^hidden: .*ul\.menu-content.*display:none/);
+    assert.equal(tickets?.revealed_by?.gesture, 'hover');
+  });
+
+  test('find lists every match with its shell, text, value, ref and visibility', async () => {
+    await h.op('goto', { url: `${h.server.PREFIX}/ambiguous.html` }, 'o3');
+    const r = await h.op('find', { target: { role: 'button', name: 'Edit' } }, 'o3');
+    const elements = r.body.data?.elements as { shell: string; visible: boolean; ref: string }[];
+    assert.equal(r.body.data?.total, 3);
+    assert.deepEqual(
+      elements.map((e) => e.visible),
+      [true, true, false],
+    );
+    assert.match(elements[0].shell, /^<button/);
+    await h.op('goto', { url: `${h.server.PREFIX}/controls.html` }, 'o3');
+    await h.op('fill', { target: { label: 'Name' }, value: 'Ada' }, 'o3');
+    const input = await h.op('find', { target: { css: '#name' } }, 'o3');
+    assert.equal((input.body.data?.elements as { value: string }[])[0].value, 'Ada');
+  });
+
+  test('extract reads text, a value, an attribute and a table as rows', async () => {
+    await h.op('goto', { url: `${h.server.PREFIX}/links.html` }, 'o4');
+    const href = await h.op(
+      'extract',
+      { target: { role: 'link', name: 'Dashboard' }, what: 'attribute', attribute: 'href' },
+      'o4',
+    );
+    assert.equal(href.body.data?.result, '/dashboard.html');
+    h.server.setContent(
+      '/table.html',
+      '<table><tr><th>Order</th><th>Status</th></tr><tr><td>1</td><td>Shipped</td></tr></table>',
+    );
+    await h.op('goto', { url: `${h.server.PREFIX}/table.html` }, 'o4');
+    const table = await h.op('extract', { target: { css: 'table' }, what: 'table' }, 'o4');
+    assert.deepEqual(table.body.data?.rows, [
+      ['Order', 'Status'],
+      ['1', 'Shipped'],
+    ]);
+    const missing = await h.op('extract', { target: { css: 'table' }, what: 'attribute' }, 'o4');
+    assert.equal(missing.body.error?.kind, 'invalid_argument');
   });
 });

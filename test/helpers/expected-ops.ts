@@ -27,4 +27,9 @@ export const EXPECTED_OPS = [
   'batch',
   'snapshot',
   'diff',
+  'find',
+  'extract',
+  'outline',
+  'console',
+  'network',
 ] as const;

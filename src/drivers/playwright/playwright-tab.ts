@@ -1,14 +1,20 @@
-import type { Dialog, Frame, JSHandle, Page, Request } from 'playwright-core';
+import type { ConsoleMessage, Dialog, Frame, JSHandle, Page, Request } from 'playwright-core';
 import { OpError } from '../../core/errors.js';
-import type {
-  BrowserTab,
-  DialogAnswer,
-  DialogInfo,
-  FramePath,
-  MouseButton,
-  NavigationOutcome,
-  ScreenshotOptions,
-  TabActivity,
+import {
+  RESOURCE_TYPES,
+  type BrowserTab,
+  type ConsoleEntry,
+  type ConsoleLevel,
+  type DialogAnswer,
+  type DialogInfo,
+  type EntryBuffer,
+  type FramePath,
+  type MouseButton,
+  type NavigationOutcome,
+  type NetworkEntry,
+  type ResourceType,
+  type ScreenshotOptions,
+  type TabActivity,
 } from '../driver.js';
 import { pageApiExpression } from '../page-script.js';
 import { fromPlaywright, isPageScriptError, stripPrefix } from './errors.js';
@@ -23,21 +29,42 @@ export class PlaywrightTab implements BrowserTab {
   private lastTitle = '';
   private armed?: DialogAnswer;
   private readonly dialogListeners = new Set<() => void>();
+  private readonly consoleLog = new BoundedLog<ConsoleEntry>(LOG_LIMIT);
+  private readonly networkLog = new BoundedLog<NetworkEntry>(LOG_LIMIT);
+  private readonly requestEntries = new WeakMap<Request, NetworkEntry>();
 
   constructor(
     readonly id: string,
     readonly page: Page,
   ) {
-    page.on('request', (r) => this.inFlight.set(r, ++this.requestSeq));
-    page.on('requestfinished', (r) => this.inFlight.delete(r));
+    // Listening from construction, before any navigation, catches what a page logs while loading.
+    page.on('console', (m) => this.onConsole(m));
+    page.on('pageerror', (e) => this.onPageError(e));
+    page.on('request', (r) => {
+      this.inFlight.set(r, ++this.requestSeq);
+      this.onRequest(r);
+    });
+    page.on('requestfinished', (r) => {
+      this.inFlight.delete(r);
+      this.onRequestDone(r);
+    });
     page.on('requestfailed', (r) => {
       this.inFlight.delete(r);
+      this.onRequestDone(r, r.failure()?.errorText ?? 'failed');
       if (r.isNavigationRequest() && r.frame() === page.mainFrame()) {
         this.lastNavigation = { url: r.url(), error: r.failure()?.errorText ?? 'failed' };
       }
     });
     page.on('response', (r) => {
       const req = r.request();
+      // Answered is settled: a body nobody reads, or a stream, must not hold a settle open.
+      this.inFlight.delete(req);
+      const entry = this.requestEntries.get(req);
+      if (entry) {
+        entry.status = r.status();
+        const length = r.headers()['content-length'];
+        if (length !== undefined && /^\d+$/.test(length)) entry.size = Number(length);
+      }
       if (req.isNavigationRequest() && req.frame() === page.mainFrame()) {
         this.lastNavigation = { url: r.url(), status: r.status() };
       }
@@ -259,6 +286,65 @@ export class PlaywrightTab implements BrowserTab {
     };
   }
 
+  consoleEntries(options: { clear?: boolean } = {}): EntryBuffer<ConsoleEntry> {
+    return this.consoleLog.read(options.clear ?? false);
+  }
+
+  networkEntries(options: { clear?: boolean } = {}): EntryBuffer<NetworkEntry> {
+    return this.networkLog.read(options.clear ?? false);
+  }
+
+  private onConsole(m: ConsoleMessage): void {
+    const level = CONSOLE_LEVEL[m.type()];
+    if (!level) return;
+    const { url, lineNumber } = m.location();
+    this.consoleLog.push({
+      level,
+      text: clip(m.text()),
+      source: 'console',
+      ...(url ? { url, line: lineNumber + 1 } : {}),
+      at: Date.now(),
+    });
+  }
+
+  private onPageError(e: Error): void {
+    this.consoleLog.push({
+      level: 'error',
+      text: clip(`${e.name || 'Error'}: ${e.message}`),
+      source: 'pageerror',
+      ...stackLocation(e.stack),
+      at: Date.now(),
+    });
+  }
+
+  private onRequest(r: Request): void {
+    const entry: NetworkEntry = {
+      method: r.method(),
+      url: r.url(),
+      resource_type: resourceType(r.resourceType()),
+      at: Date.now(),
+    };
+    this.requestEntries.set(r, entry);
+    this.networkLog.push(entry);
+  }
+
+  private onRequestDone(r: Request, failure?: string): void {
+    const entry = this.requestEntries.get(r);
+    if (!entry) return;
+    this.requestEntries.delete(r);
+    if (failure) entry.failure = failure;
+    // Playwright already holds the byte counts once the request finished: no browser round trip.
+    else
+      void r
+        .sizes()
+        .then((sizes) => (entry.size = sizes.responseBodySize))
+        .catch(() => undefined);
+    const { responseEnd } = r.timing();
+    entry.duration_ms = Math.round(
+      !failure && responseEnd >= 0 ? responseEnd : Date.now() - entry.at,
+    );
+  }
+
   private onDialog(d: Dialog): void {
     const answer = this.armed;
     if (answer) {
@@ -302,4 +388,66 @@ function dialogInfo(d: Dialog): DialogInfo {
   const info: DialogInfo = { type: d.type() as DialogInfo['type'], message: d.message() };
   if (d.type() === 'prompt') info.default_value = d.defaultValue();
   return info;
+}
+
+/** Entries kept per tab and per kind; older ones are dropped and counted. */
+const LOG_LIMIT = 500;
+/** A console message longer than this is cut, so one huge log cannot hold the memory. */
+const TEXT_LIMIT = 10_000;
+
+/** Playwright's console types onto ours; grouping and timer bookkeeping are left out. */
+const CONSOLE_LEVEL: Partial<Record<string, ConsoleLevel>> = {
+  error: 'error',
+  assert: 'error',
+  warning: 'warning',
+  info: 'info',
+  log: 'log',
+  dir: 'log',
+  dirxml: 'log',
+  table: 'log',
+  count: 'log',
+  timeEnd: 'log',
+  startGroup: 'log',
+  startGroupCollapsed: 'log',
+  debug: 'debug',
+  trace: 'trace',
+};
+
+function clip(text: string): string {
+  return text.length > TEXT_LIMIT ? `${text.slice(0, TEXT_LIMIT)}…` : text;
+}
+
+function resourceType(type: string): ResourceType {
+  return (RESOURCE_TYPES as readonly string[]).includes(type) ? (type as ResourceType) : 'other';
+}
+
+/** The first stack frame with a URL: where an uncaught error was thrown. */
+function stackLocation(stack: string | undefined): { url?: string; line?: number } {
+  const m = /^\s*at (?:.*?\()?([a-z][\w+.-]*:\/\/[^\s()]+?):(\d+):\d+\)?\s*$/m.exec(stack ?? '');
+  return m ? { url: m[1], line: Number(m[2]) } : {};
+}
+
+/** A per-tab ring of entries; reading returns copies, so later updates do not show through. */
+class BoundedLog<T extends object> {
+  private items: T[] = [];
+  private dropped = 0;
+
+  constructor(private readonly limit: number) {}
+
+  push(item: T): void {
+    this.items.push(item);
+    if (this.items.length > this.limit) {
+      this.items.shift();
+      this.dropped++;
+    }
+  }
+
+  read(clear: boolean): EntryBuffer<T> {
+    const out = { entries: this.items.map((e) => ({ ...e })), dropped: this.dropped };
+    if (clear) {
+      this.items = [];
+      this.dropped = 0;
+    }
+    return out;
+  }
 }

@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import { OpError } from '../core/errors.js';
+import { looseEnum } from '../core/schema.js';
+import { describeTarget, targetSchema } from '../core/target.js';
+import type { BrowserTab } from '../drivers/driver.js';
+import { callPage } from '../drivers/page-script.js';
+import type { ReadingMemory } from '../sessions/reading-memory.js';
+import { defineOp } from './define.js';
+import { findElement, pageTarget, summarise } from './element.js';
+
+/** Keeps the refs handed out so they can be checked, and drops the prints from what is shown. */
+async function handOut<T extends { ref?: string; print?: string }>(
+  tab: BrowserTab,
+  memory: ReadingMemory,
+  items: T[],
+): Promise<Omit<T, 'print'>[]> {
+  const documentId = await callPage(tab, [], 'documentId');
+  const refs = items.flatMap((i) => (i.ref && i.print ? [{ ref: i.ref, print: i.print }] : []));
+  memory.rememberRefs(tab.id, documentId, refs);
+  return items.map(({ print: _print, ...rest }) => rest);
+}
+
+export const find = defineOp({
+  name: 'find',
+  summary:
+    'List the elements a target matches: tag and attributes, own text, live value, ref, visible',
+  readOnly: true,
+  args: z.strictObject({
+    target: targetSchema.describe('What to look for; several matches are all listed'),
+    mode: looseEnum(['shell', 'full'])
+      .default('shell')
+      .describe(
+        'shell: the element without children (default); full: also its whole text and HTML',
+      ),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(500)
+      .default(20)
+      .describe('Most elements listed (default 20)'),
+  }),
+  async run(ctx, args) {
+    const tab = await ctx.tab();
+    const { within, frame: _frame, nth: _nth, ...own } = args.target;
+    if (args.target.frame)
+      throw new OpError(
+        'unsupported',
+        'find does not search inside frames yet; snapshot reads same-origin frames, and their refs act there.',
+      );
+    const scope = within ? (await findElement(tab, within)).handle : undefined;
+    const found = await callPage(
+      tab,
+      [],
+      'find',
+      pageTarget(own),
+      scope,
+      args.mode === 'full',
+      args.limit,
+    );
+    if (found.error)
+      throw new OpError('invalid_argument', `${describeTarget(args.target)}: ${found.error}`);
+    const elements = await handOut(tab, ctx.session.reading, found.elements);
+    return { data: { elements, total: found.total } };
+  },
+});
+
+export const extract = defineOp({
+  name: 'extract',
+  summary: "Read one element's text, value, an attribute, its HTML, or a table as rows",
+  readOnly: true,
+  args: z.strictObject({
+    target: targetSchema,
+    what: looseEnum(['text', 'value', 'attribute', 'html', 'table'])
+      .default('text')
+      .describe('What to read (default text)'),
+    attribute: z.string().min(1).optional().describe('The attribute name, with what: attribute'),
+    max_chars: z.coerce
+      .number()
+      .int()
+      .min(10)
+      .max(2_000_000)
+      .default(20_000)
+      .describe('Cut text and HTML past this many characters'),
+  }),
+  async run(ctx, args) {
+    if (args.what === 'attribute' && !args.attribute)
+      throw new OpError(
+        'invalid_argument',
+        'extract: what "attribute" needs attribute, e.g. {"what": "attribute", "attribute": "href"}.',
+      );
+    const tab = await ctx.tab();
+    const el = await findElement(tab, args.target);
+    const target = summarise(el);
+    if (args.what === 'table') {
+      const rows = await callPage(tab, el.frame, 'tableRows', el.handle);
+      if (!rows)
+        throw new OpError(
+          'invalid_argument',
+          `extract: ${describeTarget(args.target)} is not a table and holds none.`,
+        );
+      return { target, data: { rows, row_count: rows.length } };
+    }
+    const value = await callPage(tab, el.frame, 'extractOf', el.handle, args.what, args.attribute);
+    const cut = value !== null && value.length > args.max_chars;
+    return {
+      target,
+      data: {
+        result: cut ? value!.slice(0, args.max_chars) : value,
+        ...(cut ? { truncated: true } : {}),
+      },
+    };
+  },
+});
+
+export const outline = defineOp({
+  name: 'outline',
+  summary:
+    'The usable elements of the page, main content first: role, name, region, one checked durable target each, and why any cannot be used now (hidden — with what reveals it —, covered, disabled)',
+  readOnly: true,
+  args: z.strictObject({
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(2000)
+      .default(100)
+      .describe('Most elements listed (default 100); total says how many there are'),
+  }),
+  async run(ctx, args) {
+    const tab = await ctx.tab();
+    const result = await callPage(tab, [], 'outline', args.limit);
+    const items = await handOut(tab, ctx.session.reading, result.items);
+    const data: Record<string, unknown> = { elements: items, total: result.total };
+    if (result.total > items.length)
+      ctx.notes.push(
+        `limited: ${items.length} of ${result.total} listed; raise limit for the rest`,
+      );
+    return { data };
+  },
+});

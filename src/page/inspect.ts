@@ -1,0 +1,113 @@
+import { readValue } from './controls.js';
+import { isVisible, normaliseSpace } from './dom.js';
+import { elementOf, handleOf } from './handles.js';
+import { candidates } from './locate.js';
+import type { PageTarget } from './protocol.js';
+import { addressOf, fingerprintOf, ownText } from './address.js';
+
+const SHELL_ATTR_TEXT = 80;
+const HTML_MAX = 4000;
+
+/** `<button type="submit" class="primary">`: the element without its children. */
+export function shellOf(el: Element): string {
+  const attrs = Array.from(el.attributes)
+    .filter((a) => !a.name.startsWith('on') && a.name !== 'style')
+    .map((a) => (a.value === '' ? a.name : `${a.name}="${a.value.slice(0, SHELL_ATTR_TEXT)}"`));
+  return `<${el.localName}${attrs.length ? ` ${attrs.join(' ')}` : ''}>`;
+}
+
+export interface Described {
+  ref?: string;
+  print?: string;
+  shell: string;
+  text?: string;
+  value?: string;
+  html?: string;
+}
+
+function isControl(el: Element): boolean {
+  return (
+    el instanceof HTMLInputElement ||
+    el instanceof HTMLSelectElement ||
+    el instanceof HTMLTextAreaElement
+  );
+}
+
+/** What `find` shows of an element: its shell, own text, live value and ref. */
+export function describeElement(handle: number, full: boolean): Described | null {
+  const el = elementOf(handle);
+  if (!el) return null;
+  const out: Described = { shell: shellOf(el) };
+  try {
+    out.ref = addressOf(el);
+    out.print = fingerprintOf(el);
+  } catch {
+    // outside <body> or in a closed root: no address
+  }
+  const text = full ? normaliseSpace(el.textContent ?? '') : ownText(el);
+  if (text) out.text = text.slice(0, 300);
+  const isPassword = el instanceof HTMLInputElement && el.type === 'password';
+  if (isControl(el) && !isPassword) out.value = readValue(handle);
+  if (full) out.html = el.outerHTML.slice(0, HTML_MAX);
+  return out;
+}
+
+/** A table as rows of cell text; the header row first when there is one. */
+export function tableRows(handle: number): string[][] | null {
+  const el = elementOf(handle);
+  if (!el) return null;
+  const table = el instanceof HTMLTableElement ? el : el.querySelector('table');
+  if (!table) return null;
+  return Array.from(table.rows).map((row) =>
+    Array.from(row.cells).map((c) => normaliseSpace((c as HTMLElement).innerText ?? '')),
+  );
+}
+
+export function extractOf(
+  handle: number,
+  what: 'text' | 'value' | 'html' | 'attribute',
+  attribute?: string,
+): string | null {
+  const el = elementOf(handle);
+  if (!el) return null;
+  switch (what) {
+    case 'text':
+      return normaliseSpace((el as HTMLElement).innerText ?? el.textContent ?? '');
+    case 'value':
+      return readValue(handle);
+    case 'html':
+      return el.outerHTML;
+    case 'attribute':
+      return el.getAttribute(attribute ?? '');
+  }
+}
+
+/** Every element a target names, described, visible ones first. */
+export function find(
+  target: PageTarget,
+  scopeHandle: number | undefined,
+  full: boolean,
+  limit: number,
+): { elements: (Described & { visible: boolean })[]; total: number; error?: string } {
+  const scope = scopeHandle === undefined ? document : elementOf(scopeHandle);
+  if (!scope)
+    return {
+      elements: [],
+      total: 0,
+      error: 'The element that scoped the search is gone from the page.',
+    };
+  let found: Element[];
+  try {
+    found = candidates(scope, target);
+  } catch (e) {
+    return { elements: [], total: 0, error: `Invalid ${target.strategy}: ${(e as Error).message}` };
+  }
+  const elements = found
+    .map((el) => ({
+      ...(describeElement(handleOf(el), full) as Described),
+      visible: isVisible(el),
+    }))
+    .sort((a, b) => Number(b.visible) - Number(a.visible))
+    .slice(0, limit);
+  return { elements, total: found.length };
+}

@@ -1,0 +1,188 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startHarness, type Harness } from '../helpers/harness.js';
+
+let h: Harness;
+before(async () => {
+  h = await startHarness();
+  h.server.setContent(
+    '/boom.html',
+    `<p>Boom page</p><script>console.log('booting'); console.warn('low disk'); throw new Error('boom at load')</script>`,
+  );
+});
+after(() => h.close());
+
+interface ConsoleData {
+  entries: { level: string; text: string; source?: string; url?: string; line?: number }[];
+  total: number;
+  dropped?: number;
+}
+interface NetworkData {
+  requests: {
+    method: string;
+    url: string;
+    status?: number;
+    failure?: string;
+    pending?: boolean;
+    type: string;
+    duration_ms?: number;
+    size?: number;
+  }[];
+  total: number;
+  dropped?: number;
+}
+
+const consoleOf = async (args: Record<string, unknown>, session: string) => {
+  const r = await h.op('console', args, session);
+  assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
+  return r.body.data as unknown as ConsoleData;
+};
+const networkOf = async (args: Record<string, unknown>, session: string) => {
+  const r = await h.op('network', args, session);
+  assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
+  return r.body.data as unknown as NetworkData;
+};
+
+describe('console', () => {
+  test('after a reload, console holds the error the page threw while loading', async () => {
+    await h.op('goto', { url: `${h.server.PREFIX}/boom.html` }, 'c1');
+    const first = await consoleOf({ clear: true }, 'c1');
+    assert.ok(first.entries.some((e) => e.text.includes('boom at load')));
+    await h.op('reload', {}, 'c1');
+    const { entries } = await consoleOf({}, 'c1');
+    const boom = entries.find((e) => e.source === 'pageerror');
+    assert.ok(boom, JSON.stringify(entries));
+    assert.equal(boom.level, 'error');
+    assert.equal(boom.text, 'Error: boom at load');
+    assert.equal(boom.url, `${h.server.PREFIX}/boom.html`);
+    assert.deepEqual(
+      entries.map((e) => e.text),
+      ['booting', 'low disk', 'Error: boom at load'],
+      'what the reload logged, in order, and nothing from before the clear',
+    );
+  });
+
+  test('levels and pattern filter; a list given as a string and "warn" are understood', async () => {
+    await h.op('goto', { url: `${h.server.PREFIX}/boom.html` }, 'c2');
+    const errors = await consoleOf({ levels: ['ERROR'] }, 'c2');
+    assert.deepEqual(
+      errors.entries.map((e) => e.text),
+      ['Error: boom at load'],
+    );
+    const warnings = await consoleOf({ levels: 'warn,error' }, 'c2');
+    assert.deepEqual(
+      warnings.entries.map((e) => e.level),
+      ['warning', 'error'],
+    );
+    const booting = await consoleOf({ pattern: 'BOOT' }, 'c2');
+    assert.deepEqual(
+      booting.entries.map((e) => e.text),
+      ['booting'],
+    );
+    const regex = await consoleOf({ pattern: '/^low \\w+$/' }, 'c2');
+    assert.deepEqual(
+      regex.entries.map((e) => e.text),
+      ['low disk'],
+    );
+    assert.equal(regex.total, 1);
+  });
+
+  test('limit keeps the newest; clear empties the buffer', async () => {
+    h.server.setContent(
+      '/many.html',
+      `<script>for (let i = 0; i < 60; i++) console.log('line ' + i)</script>`,
+    );
+    await h.op('goto', { url: `${h.server.PREFIX}/many.html` }, 'c3');
+    const all = await consoleOf({}, 'c3');
+    assert.equal(all.total, 60);
+    assert.equal(all.entries.length, 50, 'default limit');
+    assert.equal(all.entries.at(-1)?.text, 'line 59', 'newest last');
+    const three = await consoleOf({ limit: 3, clear: true }, 'c3');
+    assert.deepEqual(
+      three.entries.map((e) => e.text),
+      ['line 57', 'line 58', 'line 59'],
+    );
+    const after = await consoleOf({}, 'c3');
+    assert.deepEqual(after, { entries: [], total: 0 });
+  });
+
+  test('a bad pattern or level is refused naming the argument', async () => {
+    const bad = await h.op('console', { pattern: '/(/' }, 'c4');
+    assert.equal(bad.body.error?.kind, 'invalid_argument');
+    assert.match(bad.body.error!.message, /pattern/);
+    const level = await h.op('console', { levels: ['loud'] }, 'c4');
+    assert.equal(level.body.error?.kind, 'invalid_argument');
+    assert.match(level.body.error!.message, /levels/);
+  });
+});
+
+describe('network', () => {
+  before(() => {
+    h.server.setContent('/app.js', `window.appLoaded = true;`);
+    h.server.setContent(
+      '/fetches.html',
+      `<p>Fetches</p><script src="/app.js"></script>
+       <script>fetch('/missing.json').then((r) => r.text())</script>`,
+    );
+  });
+
+  test('failures_only lists the 404 and nothing that succeeded', async () => {
+    await h.op('goto', { url: `${h.server.PREFIX}/fetches.html` }, 'n1');
+    const all = await networkOf({}, 'n1');
+    const page = all.requests.find((r) => r.url.endsWith('/fetches.html'));
+    assert.equal(page?.status, 200);
+    assert.equal(page?.type, 'document');
+    assert.equal(typeof page?.duration_ms, 'number');
+    const script = all.requests.find((r) => r.url.endsWith('/app.js'));
+    assert.equal(script?.status, 200);
+    assert.ok((script?.size ?? 0) > 0, 'the size of what arrived');
+    const failures = await networkOf({ failures_only: true }, 'n1');
+    assert.deepEqual(
+      failures.requests.map((r) => [r.method, r.url, r.status, r.type]),
+      [['GET', `${h.server.PREFIX}/missing.json`, 404, 'fetch']],
+    );
+    assert.equal(failures.total, 1);
+  });
+
+  test('a request to a closed port is listed with its failure text', async () => {
+    h.server.setContent(
+      '/refused.html',
+      `<script>fetch('http://127.0.0.1:9/x').catch(() => document.body.dataset.failed = '1')</script>`,
+    );
+    await h.op('goto', { url: `${h.server.PREFIX}/refused.html` }, 'n2');
+    await h.op('wait_for', { js: "return document.body.dataset.failed === '1'" }, 'n2');
+    const { requests } = await networkOf({ failures_only: true, pattern: ':9/' }, 'n2');
+    assert.equal(requests.length, 1, JSON.stringify(requests));
+    assert.equal(requests[0].url, 'http://127.0.0.1:9/x');
+    assert.equal(requests[0].status, undefined);
+    assert.match(requests[0].failure ?? '', /ERR_/);
+  });
+
+  test('pattern and resource_types filter; clear empties', async () => {
+    await h.op('goto', { url: `${h.server.PREFIX}/fetches.html` }, 'n3');
+    const scripts = await networkOf({ resource_types: ['Script'] }, 'n3');
+    assert.deepEqual(
+      scripts.requests.map((r) => r.url),
+      [`${h.server.PREFIX}/app.js`],
+    );
+    const json = await networkOf({ pattern: '/\\.json$/' }, 'n3');
+    assert.deepEqual(
+      json.requests.map((r) => r.status),
+      [404],
+    );
+    await networkOf({ clear: true }, 'n3');
+    assert.deepEqual(await networkOf({}, 'n3'), { requests: [], total: 0 });
+  });
+});
+
+test('buffers are per tab: a new tab shows none of the first tab’s entries', async () => {
+  await h.op('goto', { url: `${h.server.PREFIX}/boom.html` }, 'p1');
+  assert.ok((await consoleOf({}, 'p1')).total > 0);
+  assert.ok((await networkOf({}, 'p1')).total > 0);
+  const opened = await h.op('tab_new', {}, 'p1');
+  assert.equal(opened.body.ok, true, JSON.stringify(opened.body.error));
+  assert.deepEqual(await consoleOf({}, 'p1'), { entries: [], total: 0 });
+  assert.deepEqual(await networkOf({}, 'p1'), { requests: [], total: 0 });
+  await h.op('tab_select', { tab: 't1' }, 'p1');
+  assert.ok((await consoleOf({ pattern: 'boom' }, 'p1')).total > 0, 'the first tab kept its own');
+});
