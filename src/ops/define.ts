@@ -67,6 +67,7 @@ export interface CommonArgs {
   timeout?: number;
   diff?: boolean;
   include_removed?: boolean;
+  element_diff?: boolean;
   expect?: z.output<typeof expectSchema>;
 }
 
@@ -97,6 +98,12 @@ export function defineOp<S extends z.ZodObject>(decl: OpDeclaration<S>): OpDefin
       .boolean()
       .optional()
       .describe('Report data.changes, what this action changed on the page (default true)');
+    extra.element_diff = z
+      .boolean()
+      .optional()
+      .describe(
+        'Also report changed tags and attributes (class, disabled, aria-*), within a small budget',
+      );
     extra.include_removed = z
       .boolean()
       .optional()

@@ -11,7 +11,7 @@ import type { SessionManager } from '../sessions/session-manager.js';
 import type { CommonArgs, OpContext, OpDefinition, OpOutcome, Surface } from './define.js';
 import { bindReading } from './element.js';
 import { baseline, checkNavigation, settle } from './settle.js';
-import { changesAfter, trackBaseline } from './track.js';
+import { changesAfter, elementDiff, readShells, trackBaseline } from './track.js';
 import { failureMessage, verify } from './verify.js';
 
 export interface OpRequest {
@@ -100,6 +100,8 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
     if (tab) bindReading(tab, session.reading);
     const wantChanges = op.acts && !!tab && (args.diff ?? rt.sessions.config.diff);
     const trackBefore = wantChanges && tab ? await trackBaseline(tab, session.reading) : undefined;
+    const shellsBefore =
+      wantChanges && args.element_diff && tab ? await readShells(tab) : undefined;
     const before = op.acts && tab ? await baseline(tab) : undefined;
     const tabsOpenedBefore = session.openedTabs.length;
     let delay = 50;
@@ -132,6 +134,13 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
         maxChars: rt.sessions.config.changesMaxChars,
         withholdNothing: op.name === 'reload',
       });
+      if (shellsBefore && !notes.includes('navigated')) {
+        const elements = elementDiff(shellsBefore, await readShells(tab));
+        if (elements) {
+          changes.element_diff = elements;
+          delete changes.no_change;
+        }
+      }
       outcome = { ...outcome, data: { ...outcome.data, changes } };
     }
     for (const id of session.openedTabs.slice(tabsOpenedBefore)) {

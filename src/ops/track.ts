@@ -40,6 +40,8 @@ export interface Changes {
   status_hint?: string[];
   truncated?: true;
   note?: string;
+  /** Opt-in: tag and attribute lines that appeared (+) or left (-). */
+  element_diff?: string;
 }
 
 export interface ChangeOptions {
@@ -165,11 +167,14 @@ export async function changesAfter(
   memory: ReadingMemory,
   options: ChangeOptions,
 ): Promise<Changes> {
-  const { snapshot: after } = await readTrack(tab);
+  const { snapshot: after, closedShadowRoots } = await readTrack(tab);
   memory.setBaseline(after);
   await callPage(tab, [], 'mark');
   if (before && before.documentId === after.documentId) {
     const changes = diffTracks(before, after, options);
+    if (changes.no_change && closedShadowRoots > 0) {
+      changes.note = `no readable change; ${closedShadowRoots} closed shadow root(s) here cannot be read — a screenshot shows them`;
+    }
     const had = new Set(before.lines.map(key));
     memory.remember(
       after,
@@ -181,4 +186,27 @@ export async function changesAfter(
   const { changes, shown } = newPageChanges(after, memory, options);
   memory.remember(after, shown, false);
   return changes;
+}
+
+export type Shells = { address: string; shell: string }[];
+
+/** Element shells of the page, for `element_diff`. */
+export function readShells(tab: BrowserTab): Promise<Shells> {
+  return callPage(tab, [], 'elementShells');
+}
+
+const ELEMENT_DIFF_CHARS = 2000;
+
+/** `+ AB <button disabled>` / `- AB <button>` lines, cut at a small budget (DESIGN §5: opt-in). */
+export function elementDiff(before: Shells, after: Shells): string | undefined {
+  const line = (s: { address: string; shell: string }) => `${s.address} ${s.shell}`;
+  const had = new Set(before.map(line));
+  const has = new Set(after.map(line));
+  const lines = [
+    ...after.filter((s) => !had.has(line(s))).map((s) => `+ ${line(s)}`),
+    ...before.filter((s) => !has.has(line(s))).map((s) => `- ${line(s)}`),
+  ];
+  if (lines.length === 0) return undefined;
+  const { text, truncated } = cut(lines.join('\n'), ELEMENT_DIFF_CHARS);
+  return truncated ? `${text}\n… (more element changes left out)` : text;
 }

@@ -23,7 +23,7 @@ import {
 } from './controls.js';
 import { elementOf } from './handles.js';
 import { locate } from './locate.js';
-import { extractOf, find, tableRows } from './inspect.js';
+import { elementShells, extractOf, find, tableRows } from './inspect.js';
 import { outline } from './outline.js';
 import { frameOffset, probe } from './probe.js';
 import { addressOfHandle, track } from './reading.js';
@@ -36,6 +36,7 @@ export const api = {
   controlInfo,
   documentId,
   domClick,
+  elementShells,
   extractOf,
   find,
   focusElement,

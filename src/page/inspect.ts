@@ -1,5 +1,5 @@
 import { readValue } from './controls.js';
-import { isVisible, normaliseSpace } from './dom.js';
+import { allElements, isVisible, normaliseSpace } from './dom.js';
 import { elementOf, handleOf } from './handles.js';
 import { candidates } from './locate.js';
 import type { PageTarget } from './protocol.js';
@@ -110,4 +110,21 @@ export function find(
     .sort((a, b) => Number(b.visible) - Number(a.visible))
     .slice(0, limit);
   return { elements, total: found.length };
+}
+
+const SHELL_LIMIT = 3000;
+
+/** Tag-and-attribute lines of the visible elements, for an element-level diff. */
+export function elementShells(): { address: string; shell: string }[] {
+  const out: { address: string; shell: string }[] = [];
+  for (const el of allElements(document.body ?? document)) {
+    if (out.length >= SHELL_LIMIT) break;
+    if (!isVisible(el)) continue;
+    try {
+      out.push({ address: addressOf(el), shell: shellOf(el) });
+    } catch {
+      // outside body: no address
+    }
+  }
+  return out;
 }

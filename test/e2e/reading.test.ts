@@ -272,3 +272,19 @@ describe('find, extract and outline', () => {
     assert.equal(missing.body.error?.kind, 'invalid_argument');
   });
 });
+
+describe('element_diff', () => {
+  test('element_diff reports an attribute that changed when no text did', async () => {
+    h.server.setContent(
+      '/toggle.html',
+      `<button id=t onclick="document.getElementById('x').toggleAttribute('disabled')">Toggle</button><button id=x>Target</button>`,
+    );
+    await h.op('goto', { url: `${h.server.PREFIX}/toggle.html` }, 'e1');
+    const plain = await h.op('click', { target: { css: '#t' } }, 'e1');
+    assert.equal(changesOf(plain.body).no_change, true, 'no text changed');
+    const r = await h.op('click', { target: { css: '#t' }, element_diff: true }, 'e1');
+    const diff = (r.body.data?.changes as { element_diff?: string }).element_diff ?? '';
+    assert.match(diff, /^\+ \S+ <button id="x">$/m);
+    assert.match(diff, /^- \S+ <button id="x" disabled>$/m);
+  });
+});

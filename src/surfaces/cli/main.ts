@@ -33,6 +33,7 @@ function serveFlags(cmd: Command): ConfigInput {
     dataDir?: string;
     browserPath?: string;
     headed?: boolean;
+    diff?: boolean;
   }>();
   const flags: ConfigInput = {};
   if (o.port !== undefined) flags.port = o.port;
@@ -40,6 +41,7 @@ function serveFlags(cmd: Command): ConfigInput {
   if (o.dataDir !== undefined) flags.dataDir = o.dataDir;
   if (o.browserPath !== undefined) flags.browserPath = o.browserPath;
   if (o.headed) flags.headless = false;
+  if (o.diff === false) flags.diff = false;
   return flags;
 }
 
@@ -83,7 +85,8 @@ function addServeFlags(cmd: Command): Command {
     .option('--host <host>', 'address to bind (HOST, default 127.0.0.1)')
     .option('--data-dir <dir>', 'data directory (DATA_DIR, default ~/.swiftbrowse)')
     .option('--browser-path <path>', 'Chromium executable (BROWSER_PATH)')
-    .option('--headed', 'show browser windows (HEADLESS=false)');
+    .option('--headed', 'show browser windows (HEADLESS=false)')
+    .option('--no-diff', 'leave data.changes out of every result (DIFF=off)');
 }
 
 export function buildProgram(setExit: (code: number) => void): Command {
