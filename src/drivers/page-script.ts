@@ -19,7 +19,12 @@ export async function callPage<K extends keyof PageApi>(
   ...args: Parameters<PageApi[K]>
 ): Promise<PageCallResult<K>> {
   const argList = args.map((a) => (a === undefined ? 'undefined' : JSON.stringify(a))).join(',');
-  return (await tab.evaluate(frame, `${install}.${fn}(${argList})`)) as PageCallResult<K>;
+  // One JSON string crosses the wire: drivers serialise big object graphs far slower than a string.
+  const json = await tab.evaluate(
+    frame,
+    `Promise.resolve(${install}.${fn}(${argList})).then((v) => v === undefined ? undefined : JSON.stringify(v))`,
+  );
+  return (typeof json === 'string' ? JSON.parse(json) : json) as PageCallResult<K>;
 }
 
 /** The expression that yields the installed api object (drivers use it to fetch element handles). */

@@ -16,7 +16,7 @@ export async function readTrack(tab: BrowserTab, request: TrackRequest = {}) {
   };
   return {
     snapshot,
-    text: t.text,
+    text: renderTrack(t.lines),
     truncated: t.truncated,
     closedShadowRoots: t.closedShadowRoots,
     skippedFrames: t.skippedFrames,

@@ -137,3 +137,14 @@ export function fingerprintOf(el: Element): string {
   }
   return print;
 }
+
+/** The fingerprint as a short hash (FNV-1a, base 36): what travels to the server and back. */
+export function printOf(el: Element): string {
+  const text = fingerprintOf(el);
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0).toString(36);
+}

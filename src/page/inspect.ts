@@ -3,7 +3,7 @@ import { allElements, isVisible, normaliseSpace } from './dom.js';
 import { elementOf, handleOf } from './handles.js';
 import { candidates } from './locate.js';
 import type { PageTarget } from './protocol.js';
-import { addressOf, fingerprintOf, ownText } from './address.js';
+import { addressOf, printOf, ownText } from './address.js';
 
 const SHELL_ATTR_TEXT = 80;
 const HTML_MAX = 4000;
@@ -40,7 +40,7 @@ export function describeElement(handle: number, full: boolean): Described | null
   const out: Described = { shell: shellOf(el) };
   try {
     out.ref = addressOf(el);
-    out.print = fingerprintOf(el);
+    out.print = printOf(el);
   } catch {
     // outside <body> or in a closed root: no address
   }

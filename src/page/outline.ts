@@ -1,4 +1,4 @@
-import { addressOf, fingerprintOf } from './address.js';
+import { addressOf, printOf } from './address.js';
 import { accessibleName, roleOf } from './aria.js';
 import { composedParent, deepQueryAll, describe, shortText } from './dom.js';
 import { candidates } from './locate.js';
@@ -119,7 +119,7 @@ export function outline(limit: number): { items: OutlineItem[]; total: number } 
     const item: OutlineItem = { region: regionOf(el) };
     try {
       item.ref = addressOf(el);
-      item.print = fingerprintOf(el);
+      item.print = printOf(el);
     } catch {
       // no address outside body
     }

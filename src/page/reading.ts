@@ -1,13 +1,7 @@
 import { documentId } from './activity.js';
 import { deepQueryAll } from './dom.js';
 import { elementOf } from './handles.js';
-import {
-  addressOf,
-  fingerprintOf,
-  resolveAddress,
-  textTrack,
-  type TextTrack,
-} from './text-track.js';
+import { addressOf, printOf, resolveAddress, textTrack, type TextTrack } from './text-track.js';
 
 export interface TrackRequest {
   /** Read only the subtree at this address (from the main frame, through same-origin frames). */
@@ -17,17 +11,26 @@ export interface TrackRequest {
   maxChars?: number;
 }
 
-export interface PageTrack extends TextTrack {
+/** The track as sent to the server: lines without their rendering (the server renders them). */
+export interface PageTrack extends Omit<TextTrack, 'text'> {
   /** Fingerprint of the element behind each line, to tell later whether a ref went stale. */
   prints: string[];
   documentId: string;
 }
 
-function printsOf(track: TextTrack): string[] {
-  return track.lines.map((l) => {
-    const el = resolveAddress(l.address);
-    return el ? fingerprintOf(el) : '';
-  });
+function withoutText<T extends { text: string }>(t: T): Omit<T, 'text'> {
+  const { text: _text, ...rest } = t;
+  return rest;
+}
+
+/** A text track with the fingerprint of the element behind each line. */
+function readWithPrints(
+  root: Element | undefined,
+  maxChars?: number,
+): TextTrack & { prints: string[] } {
+  const elements: Element[] = [];
+  const t = textTrack(root, { maxChars, elementsOut: elements });
+  return { ...t, prints: elements.map(printOf) };
 }
 
 /** The text track of the page, a subtree, or the elements a selector picks inside it. */
@@ -36,13 +39,12 @@ export function track(request: TrackRequest = {}): PageTrack {
     request.address === undefined ? undefined : (resolveAddress(request.address) ?? undefined);
   if (request.address !== undefined && !root) throw new Error('stale: the element to read is gone');
   if (request.css === undefined) {
-    const t = textTrack(root, { maxChars: request.maxChars });
-    return { ...t, prints: printsOf(t), documentId: documentId() };
+    return withoutText({ ...readWithPrints(root, request.maxChars), documentId: documentId() });
   }
   // Keep only outermost matches: a match inside another is already in its track.
   const matches = deepQueryAll(root ?? document, request.css);
   const outer = matches.filter((el) => !matches.some((m) => m !== el && m.contains(el)));
-  const parts = outer.map((el) => textTrack(el));
+  const parts = outer.map((el) => readWithPrints(el));
   const lines = parts.flatMap((p) => p.lines);
   const merged: TextTrack = {
     lines,
@@ -52,10 +54,17 @@ export function track(request: TrackRequest = {}): PageTrack {
     frames: parts.reduce((n, p) => n + p.frames, 0),
   };
   if (request.maxChars !== undefined && merged.text.length > request.maxChars) {
-    const t = textTrack(outer[0], { maxChars: request.maxChars });
-    return { ...t, truncated: true, prints: printsOf(t), documentId: documentId() };
+    return {
+      ...readWithPrints(outer[0], request.maxChars),
+      truncated: true,
+      documentId: documentId(),
+    };
   }
-  return { ...merged, prints: printsOf(merged), documentId: documentId() };
+  return withoutText({
+    ...merged,
+    prints: parts.flatMap((p) => p.prints),
+    documentId: documentId(),
+  });
 }
 
 /** The absolute address of an element this frame holds. */
@@ -72,7 +81,7 @@ export function refAt(
 ): { element?: Element; stale?: string } {
   const el = resolveAddress(address);
   if (!el) return { stale: 'nothing is at that address any more' };
-  if (print !== undefined && fingerprintOf(el) !== print) {
+  if (print !== undefined && printOf(el) !== print) {
     return { stale: `a different element is there now (<${el.localName}>)` };
   }
   return { element: el };

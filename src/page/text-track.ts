@@ -9,7 +9,7 @@ import { addressOf, bodyOf, elementIndex, frameBody, normalize, ownText } from '
 import { childAddress, renderTrack } from './track-format.js';
 import type { SkippedFrame, TextTrack, TrackLine } from './track-format.js';
 
-export { addressOf, fingerprintOf, resolveAddress } from './address.js';
+export { addressOf, fingerprintOf, printOf, resolveAddress } from './address.js';
 export { parseTrackText, renderTrack } from './track-format.js';
 export type { SkippedFrame, TextTrack, TrackLine } from './track-format.js';
 
@@ -21,6 +21,8 @@ export interface TextTrackOptions {
   maxFrames?: number;
   /** Frame nesting read at most (default 2). */
   maxFrameDepth?: number;
+  /** Filled with the element behind each returned line, in order. */
+  elementsOut?: Element[];
 }
 
 // Never rendered as text: metadata, and SVG containers drawn only by reference, for which
@@ -63,6 +65,8 @@ const ROLE_MARKS: Record<string, string> = {
 
 interface Walk {
   lines: TrackLine[];
+  /** The element behind each line, for the caller's fingerprints. */
+  elements: Element[];
   /** Characters collected, unrendered: the walk stops early once far past the budget. */
   cost: number;
   stopAt: number;
@@ -264,8 +268,9 @@ function button(el: Element): Control {
   return { mark: '#btn', text: textOf(el) || iconName(el) };
 }
 
-function push(w: Walk, address: string, text: string, mark?: string): void {
+function push(w: Walk, el: Element, address: string, text: string, mark?: string): void {
   w.lines.push(mark ? { address, mark, text } : { address, text });
+  w.elements.push(el);
   w.cost += address.length + (mark ? mark.length : 0) + text.length + 2;
   if (w.cost > w.stopAt) w.stopped = true;
 }
@@ -281,7 +286,13 @@ function listboxOptions(w: Walk, select: HTMLSelectElement, address: string): vo
       if (o.localName !== 'option' || (o as HTMLOptionElement).hidden) return;
       const option = o as HTMLOptionElement;
       const text = normalize(option.label);
-      push(w, c === o ? at : childAddress(at, k), option.selected ? `[x] ${text}` : text, '#opt');
+      push(
+        w,
+        o,
+        c === o ? at : childAddress(at, k),
+        option.selected ? `[x] ${text}` : text,
+        '#opt',
+      );
     });
   }
 }
@@ -369,7 +380,7 @@ function walk(w: Walk, el: Element, address: string, depth: number, quiet: boole
     if (tag === 'iframe' || tag === 'frame') return enterFrame(w, el, address, depth);
     const control = controlOf(el, tag);
     if (control) {
-      push(w, address, control.text, control.mark);
+      push(w, el, address, control.text, control.mark);
       if (tag === 'select') listboxOptions(w, el as HTMLSelectElement, address);
       return;
     }
@@ -378,12 +389,12 @@ function walk(w: Walk, el: Element, address: string, depth: number, quiet: boole
       if (toggle && !toggle.checkVisibility()) {
         // The real box is hidden and styled through its label: the label is what gets clicked.
         const mark = toggle.type === 'checkbox' ? '#chk' : '#rad';
-        return push(w, address, box(toggle.checked, toggle.indeterminate, textOf(el)), mark);
+        return push(w, el, address, box(toggle.checked, toggle.indeterminate, textOf(el)), mark);
       }
       if (toggle) quiet = true;
     }
     const text = quiet ? '' : ownRenderedText(el, tag);
-    if (text) push(w, address, text);
+    if (text) push(w, el, address, text);
     else if (looksClosedHost(el, tag)) w.closed++;
   }
   walkChildren(w, el, address, depth, quiet);
@@ -450,6 +461,7 @@ export function textTrack(root?: Element, options: TextTrackOptions = {}): TextT
   const { maxChars } = options;
   const w: Walk = {
     lines: [],
+    elements: [],
     cost: 0,
     // Grouping writes a long address once for many lines, so the rendered text is usually
     // shorter than the raw sum; collect well past the budget, then cut exactly.
@@ -470,6 +482,7 @@ export function textTrack(root?: Element, options: TextTrackOptions = {}): TextT
     ({ lines, text } = fitBudget(lines, maxChars));
     truncated = true;
   }
+  options.elementsOut?.push(...w.elements.slice(0, lines.length));
   const track: TextTrack = {
     lines,
     text,
