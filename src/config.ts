@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { looseEnum } from './core/schema.js';
 
 const bool = z.union([z.boolean(), z.string()]).transform((v, ctx) => {
   if (typeof v === 'boolean') return v;
@@ -67,6 +68,16 @@ export const SETTINGS = {
     env: 'APPROVAL',
     schema: bool.default(false),
     doc: 'Require approved: true for consequential clicks over HTTP and CLI (MCP has its own default)',
+  },
+  mcpApproval: {
+    env: 'MCP_APPROVAL',
+    schema: bool.default(true),
+    doc: 'Require approved: true for consequential clicks and Enter over MCP (default on)',
+  },
+  mcpTools: {
+    env: 'MCP_TOOLS',
+    schema: looseEnum(['full', 'compact']).default('compact'),
+    doc: 'MCP tool set: compact (browser_run plus lifecycle) or full (one tool per op)',
   },
   diff: {
     env: 'DIFF',

@@ -7,6 +7,7 @@ import { OP_MAP } from './ops/registry.js';
 import type { OpRuntime } from './ops/run-op.js';
 import { SessionManager } from './sessions/session-manager.js';
 import { createHttpApp } from './surfaces/http/app.js';
+import { mountMcp } from './surfaces/mcp/http.js';
 import { VERSION } from './version.js';
 
 export interface SwiftBrowse {
@@ -26,6 +27,7 @@ export function createSwiftBrowse(
   const sessions = new SessionManager(config, driver);
   const runtime: OpRuntime = { sessions, ops: OP_MAP };
   const app = createHttpApp(runtime, VERSION);
+  const mcp = mountMcp(app, runtime);
   let server: ServerType | undefined;
   return {
     runtime,
@@ -47,6 +49,7 @@ export function createSwiftBrowse(
         server.once('error', reject);
       }),
     close: async () => {
+      await mcp.close();
       await new Promise<void>((resolve) => {
         if (!server) return resolve();
         (server as import('node:http').Server).closeAllConnections?.();

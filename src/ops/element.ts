@@ -31,7 +31,7 @@ async function findByRef(tab: BrowserTab, target: Target): Promise<FoundElement>
   if (print === undefined) {
     throw new OpError(
       'stale_element',
-      `Ref ${address} was not read from the current page of ${tab.url()} (it may be from an earlier page). Take a snapshot and use a ref from it.`,
+      `Ref ${address} is not an address this session was shown on the current page of ${tab.url()} (it may be from an earlier page, or a group heading rather than a line). Take a snapshot and use a ref from it.`,
       { final: true },
     );
   }

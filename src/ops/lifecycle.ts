@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import type { SessionSettings } from '../sessions/session.js';
 import { defineOp } from './define.js';
+import { checkLoaded } from './navigate.js';
 import { listTabs } from './tabs.js';
 
 export const open = defineOp({
@@ -46,8 +48,9 @@ export const open = defineOp({
     const { width, height } = tab.viewport();
     if (width !== wanted.viewport.width || height !== wanted.viewport.height)
       await tab.setViewport(wanted.viewport.width, wanted.viewport.height);
-    if (args.url) await tab.goto(args.url, ctx.config.navigationTimeoutMs);
-    return { data: { settings: s.settings, tabs: await listTabs(s) } };
+    if (args.url)
+      checkLoaded(tab, args.url, await tab.goto(args.url, ctx.config.navigationTimeoutMs));
+    return { data: { settings: settingsView(s.settings), tabs: await listTabs(s) } };
   },
 });
 
@@ -77,10 +80,19 @@ export const status = defineOp({
       session: s.name,
       browser: s.hasBrowser() ? 'open' : 'closed',
       busy: s.busy,
-      settings: s.settings,
+      settings: settingsView(s.settings),
     };
     if (s.hasBrowser()) data.tabs = await listTabs(s);
     if (s.lastUrl) data.last_url = s.lastUrl;
     return { data };
   },
 });
+
+/** Settings as a caller sees them: snake_case, like every other field. */
+function settingsView(settings: SessionSettings) {
+  return {
+    headless: settings.headless,
+    viewport: settings.viewport,
+    timeout_ms: settings.timeoutMs,
+  };
+}

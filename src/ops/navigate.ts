@@ -7,7 +7,8 @@ import { navigationError } from './settle.js';
 
 const navTimeout = millis('Give up loading after this many ms (default 30000)').optional();
 
-function checkLoaded(
+/** A load that failed, even behind Chromium's own error page, is navigation_failed. */
+export function checkLoaded(
   tab: BrowserTab,
   url: string,
   outcome: NavigationOutcome,

@@ -22,6 +22,8 @@ export interface OpRequest {
   /** Approval policy for this call's surface (DESIGN §3.6). */
   approval?: boolean;
   signal?: AbortSignal;
+  /** Told when a batch starts each step, so a surface can report progress (MCP). */
+  onProgress?: (message: string) => void;
 }
 
 export interface OpRuntime {
@@ -62,6 +64,7 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
     timeoutMs = args.timeout ?? timeoutMs;
     conditions = args.expect;
     let delivered = false;
+    let step = 0;
     const ctx: OpContext = {
       session,
       sessions: rt.sessions,
@@ -86,7 +89,10 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
       delivered: () => {
         delivered = true;
       },
-      runNested: (name, nestedArgs) => execute(rt, { ...request, op: name, args: nestedArgs }),
+      runNested: (name, nestedArgs) => {
+        request.onProgress?.(`step ${++step}: ${name}`);
+        return execute(rt, { ...request, op: name, args: nestedArgs });
+      },
     };
     if (op.browser && op.name !== 'open' && op.name !== 'close') {
       tab = await ctx.tab();
@@ -153,7 +159,9 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
         `dialog_open (${dialog.type}: ${dialog.message.slice(0, 120)}) — answer it with the dialog op`,
       );
     if (conditions && tab) {
-      checks = await verify(tab, conditions, timeoutMs, {
+      // The op's whole timeout bounds it; an expect still gets a short window after a slow action.
+      const expectMs = Math.max(started + timeoutMs - Date.now(), Math.min(timeoutMs, 2000));
+      checks = await verify(tab, conditions, expectMs, {
         evaluate: rt.sessions.config.evaluate,
         signal: request.signal,
       });

@@ -82,8 +82,10 @@ export async function settle(
 async function notesFor(tab: BrowserTab, before: Baseline, mutated: boolean): Promise<string[]> {
   const notes: string[] = [];
   if (tab.isClosed()) return ['tab_closed'];
+  // Unreadable (a dialog blocks the page) is not evidence of a new document.
   const documentId = await callPage(tab, [], 'documentId').catch(() => null);
-  if (documentId !== before.documentId) notes.push('navigated');
+  if (documentId !== null && before.documentId !== null && documentId !== before.documentId)
+    notes.push('navigated');
   else if (tab.url() !== before.url) notes.push('url_changed');
   if (mutated && !notes.includes('navigated')) notes.push('dom_changed');
   return notes;

@@ -3,6 +3,7 @@ import { OpError } from '../core/errors.js';
 import type { BrowserTab } from '../drivers/driver.js';
 import type { Session } from '../sessions/session.js';
 import { defineOp, type OpContext } from './define.js';
+import { checkLoaded } from './navigate.js';
 
 async function listTabs(session: Session) {
   const active = session.activeTab();
@@ -44,7 +45,8 @@ export const tabNew = defineOp({
     ctx.delivered();
     const tab = await browser.newTab();
     ctx.session.activeTabId = tab.id;
-    if (args.url) await tab.goto(args.url, ctx.config.navigationTimeoutMs);
+    if (args.url)
+      checkLoaded(tab, args.url, await tab.goto(args.url, ctx.config.navigationTimeoutMs));
     return { data: { tab: tab.id, tabs: await listTabs(ctx.session) } };
   },
 });

@@ -99,17 +99,14 @@ export function newPageChanges(
   memory: ReadingMemory,
   options: ChangeOptions,
 ): { changes: Changes; shown: TrackLine[] } {
-  const seenOn = new Map<string, number>();
-  const fresh: TrackLine[] = [];
-  let withheldChars = 0;
-  for (const l of after.lines) {
-    const page = options.withholdNothing ? undefined : memory.firstShownOn(l.text);
-    if (page === undefined) fresh.push(l);
-    else {
-      seenOn.set(page, (seenOn.get(page) ?? 0) + 1);
-      withheldChars += l.address.length + l.text.length + 2;
-    }
-  }
+  const firstShown = after.lines.map((l) =>
+    options.withholdNothing ? undefined : memory.firstShownOn(l.text),
+  );
+  const fresh = after.lines.filter((_, i) => firstShown[i] === undefined);
+  const withheldChars = after.lines.reduce(
+    (n, l, i) => (firstShown[i] === undefined ? n : n + l.address.length + l.text.length + 2),
+    0,
+  );
   let shown = fresh;
   let note: string | undefined;
   if (withheldChars < WORTH_WITHHOLDING) {
@@ -120,6 +117,13 @@ export function newPageChanges(
     note =
       'every line here was shown before; its controls are listed — snapshot for the whole page';
   }
+  // Count, per page, only the lines actually left out.
+  const kept = new Set(shown);
+  const seenOn = new Map<string, number>();
+  after.lines.forEach((l, i) => {
+    const page = firstShown[i];
+    if (page !== undefined && !kept.has(l)) seenOn.set(page, (seenOn.get(page) ?? 0) + 1);
+  });
   const changes: Changes = {};
   const { text, truncated } = cut(renderTrack(shown), options.maxChars);
   if (text) changes.added = text;
@@ -156,7 +160,8 @@ export async function trackBaseline(
     const { snapshot } = await readTrack(tab);
     return snapshot;
   } catch {
-    return undefined; // a page that cannot be read now is treated as a new page afterwards
+    // Unreadable now (a dialog blocks it): the last read stands in; a new document is detected after.
+    return memory.baseline(tab.id);
   }
 }
 

@@ -84,6 +84,7 @@ const INPUT_ROLES: Record<string, string> = {
 
 const NAME_FROM_CONTENT = new Set([
   'button',
+  'row',
   'cell',
   'checkbox',
   'columnheader',

@@ -72,7 +72,8 @@ export function extractOf(
   if (!el) return null;
   switch (what) {
     case 'text':
-      return normaliseSpace((el as HTMLElement).innerText ?? el.textContent ?? '');
+      // textContent, as the text track reads it: innerText would apply text-transform.
+      return normaliseSpace(el.textContent ?? '');
     case 'value':
       return readValue(handle);
     case 'html':

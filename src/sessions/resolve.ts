@@ -19,7 +19,7 @@ export function resolveSessionName(sources: {
   if (given.length === 0) {
     throw new OpError(
       'invalid_argument',
-      'No session named. Name one with the X-Session-Key header or ?session=NAME (HTTP), or --session NAME (CLI); a session name is a credential, so pick one that is hard to guess.',
+      'No session named. Name one with the X-Session-Key header or ?session=NAME (HTTP and MCP over HTTP), or --session NAME (CLI and stdio MCP); a session name is a credential, so pick one that is hard to guess.',
     );
   }
   return checkName('session', given[0]);

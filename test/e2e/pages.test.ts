@@ -140,8 +140,10 @@ describe('dialogs', () => {
       r.body.notes?.some((n) => n.startsWith('dialog_open (confirm: Are you sure?)')),
       JSON.stringify(r.body.notes),
     );
+    assert.ok(!r.body.notes?.includes('navigated'), 'a dialog is not a navigation');
     const answered = await h.op('dialog', { action: 'accept' });
     assert.equal(answered.body.ok, true);
+    assert.ok(!answered.body.notes?.includes('navigated'));
     assert.equal(
       await pageValue(h, "document.querySelector('#result').textContent"),
       'confirm:true',
@@ -293,6 +295,26 @@ describe('lifecycle', () => {
     assert.equal(r.body.ok, true);
     await open('login.html', 'opener');
     assert.equal(await pageValue(h, 'innerWidth', 'opener'), 800);
+  });
+
+  test('a page slower than the timeout is a timeout (504); a slow resource is waited for and reported', async () => {
+    const slow = await h.op(
+      'goto',
+      { url: `${h.server.PREFIX}/api/slow?ms=3000`, timeout: 500 },
+      'slow',
+    );
+    assert.equal(slow.status, 504);
+    assert.equal(slow.body.error?.kind, 'timeout');
+    const page = await h.op('goto', { url: `${h.server.PREFIX}/slow.html` }, 'slow');
+    assert.equal(page.body.ok, true);
+    assert.ok(page.body.notes?.includes('waited_for_render'), JSON.stringify(page.body.notes));
+  });
+
+  test('open and tab_new with a url report a page that did not load', async () => {
+    const r = await h.op('open', { url: 'http://swiftbrowse-test.invalid/' }, 'opener2');
+    assert.equal(r.body.error?.kind, 'navigation_failed');
+    const t = await h.op('tab_new', { url: `${h.server.PREFIX}/status/500` }, 'opener2');
+    assert.equal(t.body.error?.kind, 'navigation_failed');
   });
 
   test('action ids count per session and never repeat', async () => {

@@ -7,7 +7,10 @@ import { ConfigError, loadConfig, type ConfigInput } from '../../config.js';
 import { findBrowser } from '../../drivers/find-browser.js';
 import { OPS } from '../../ops/registry.js';
 import { createSwiftBrowse } from '../../server.js';
+import { resolveSessionName } from '../../sessions/resolve.js';
 import { VERSION } from '../../version.js';
+import { runProxyMcp } from '../mcp/proxy.js';
+import { runStdioMcp } from '../mcp/stdio.js';
 import { getJson, isHealthy, postOp, type ClientOptions } from './client.js';
 import { down, up } from './daemon.js';
 
@@ -22,7 +25,7 @@ function readInput(arg: string | undefined, what: string): unknown {
   try {
     return text.trim() === '' ? {} : (JSON.parse(text) as unknown);
   } catch (e) {
-    throw new UsageError(`${what} is not valid JSON (${(e as Error).message}).`);
+    throw new UsageError(`${what}: not valid JSON (${(e as Error).message}).`);
   }
 }
 
@@ -128,13 +131,17 @@ export function buildProgram(setExit: (code: number) => void): Command {
     process.stdout.write(`${r.message}\n`);
   });
 
-  program
-    .command('down')
-    .description('Stop the server started by up')
-    .action(async () => {
-      const config = loadConfig(process.env);
-      process.stdout.write(`${await down(config, client(program).server)}\n`);
-    });
+  addServeFlags(
+    program
+      .command('down')
+      .description('Stop the server started by up (give the same --data-dir and --port)'),
+  ).action(async (_o, cmd: Command) => {
+    const flags = serveFlags(cmd);
+    const config = loadConfig(process.env, flags);
+    const server =
+      flags.port !== undefined ? `http://127.0.0.1:${config.port}` : client(program).server;
+    process.stdout.write(`${await down(config, server)}\n`);
+  });
 
   program
     .command('health')
@@ -165,6 +172,42 @@ export function buildProgram(setExit: (code: number) => void): Command {
         );
         setExit(EXIT.failed);
       }
+    });
+
+  program
+    .command('mcp')
+    .description(
+      'Serve MCP on stdio: the browser in this process, or with --server a proxy to a running server',
+    )
+    .option(
+      '--tools <set>',
+      'full (a tool per op) or compact (browser_run plus lifecycle); MCP_TOOLS',
+    )
+    .option('--data-dir <dir>', 'data directory (DATA_DIR, default ~/.swiftbrowse)')
+    .option('--browser-path <path>', 'Chromium executable (BROWSER_PATH)')
+    .option('--headed', 'show browser windows (HEADLESS=false)')
+    .action(async (o: { tools?: string }, cmd: Command) => {
+      const flags: ConfigInput = serveFlags(cmd);
+      if (o.tools !== undefined) flags.mcpTools = o.tools;
+      const config = loadConfig(process.env, flags);
+      const g = program.opts<{ server?: string; session?: string; token?: string }>();
+      const session = g.session ?? process.env.SWIFTBROWSE_SESSION;
+      // Only an explicit --server proxies: SWIFTBROWSE_URL, exported for the CLI, must not quietly
+      // move the browser out of this process.
+      if (g.server === undefined) {
+        await runStdioMcp({ config, session, tools: config.mcpTools });
+        return;
+      }
+      if (!session)
+        throw new UsageError(
+          'swiftbrowse mcp --server URL needs --session NAME: the server keeps browsers by session name.',
+        );
+      await runProxyMcp({
+        server: g.server,
+        session: resolveSessionName({ flag: session }),
+        token: g.token ?? process.env.SWIFTBROWSE_TOKEN,
+        tools: config.mcpTools,
+      });
     });
 
   program

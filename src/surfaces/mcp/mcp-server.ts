@@ -1,0 +1,121 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import { OpError, toOpError } from '../../core/errors.js';
+import { runOp, type OpRuntime } from '../../ops/run-op.js';
+import type { Session } from '../../sessions/session.js';
+import { VERSION } from '../../version.js';
+import { opListing } from '../http/app.js';
+import { instructionsFor } from './instructions.js';
+import { withProgress, type ProgressSink } from './progress.js';
+import { listResources, readResource } from './resources.js';
+import { refusal, toToolResult } from './results.js';
+import { listTools, opCallOf, TOOL_PREFIX, type ToolSet } from './tools.js';
+
+export type RequestExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+export interface McpServerOptions {
+  runtime: OpRuntime;
+  tools: ToolSet;
+  /** Consequential actions need `approved: true` (DESIGN §3.6: on by default over MCP). */
+  approval: boolean;
+  /** The caller's session for this request; throws an OpError when none is named. */
+  sessionOf(extra: RequestExtra): Session;
+}
+
+export const SERVER_INFO = { name: 'swiftbrowse', version: VERSION };
+
+/** The progress notifications of one request, sent on that request's own stream. */
+export function progressSink(extra: RequestExtra): ProgressSink {
+  return {
+    progressToken: extra._meta?.progressToken,
+    send: (params) => extra.sendNotification({ method: 'notifications/progress', params }),
+  };
+}
+
+/** A protocol error for a resource request; tool failures are results, never these. */
+function protocolError(e: unknown): McpError {
+  const error = toOpError(e);
+  // -32002 is the spec's "resource not found".
+  const code = error.kind === 'not_found' ? -32002 : ErrorCode.InvalidParams;
+  return new McpError(code, error.message);
+}
+
+/**
+ * One MCP server over the in-process runtime: it only translates tool calls into runOp calls and
+ * ActionResults into tool results (STYLE: a surface translates in and out).
+ */
+export function createMcpServer(options: McpServerOptions): Server {
+  const { runtime } = options;
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: {}, resources: {} },
+    instructions: instructionsFor(options.tools),
+  });
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: listTools(runtime.ops, options.tools),
+  }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const tool = request.params.name;
+    const label = tool.startsWith(TOOL_PREFIX) ? tool.slice(TOOL_PREFIX.length) : tool;
+    try {
+      const call = opCallOf(runtime.ops, tool, request.params.arguments);
+      const session = options.sessionOf(extra);
+      const result = await withProgress(progressSink(extra), call.op, (report) =>
+        runOp(runtime, {
+          op: call.op,
+          args: call.args,
+          session,
+          surface: 'mcp',
+          approval: options.approval,
+          signal: extra.signal,
+          onProgress: report,
+        }),
+      );
+      return toToolResult(result);
+    } catch (e) {
+      return toToolResult(refusal(label, e));
+    }
+  });
+
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: await listResources(),
+  }));
+
+  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+    try {
+      return await readResource(
+        {
+          opListing: () => opListing(runtime),
+          sessionStatus: async () => {
+            const session = options.sessionOf(extra);
+            const result = await runOp(runtime, {
+              op: 'status',
+              args: {},
+              session,
+              surface: 'mcp',
+            });
+            if (!result.ok && result.error)
+              throw new OpError(result.error.kind, result.error.message);
+            return result.data;
+          },
+        },
+        request.params.uri,
+      );
+    } catch (e) {
+      throw protocolError(e);
+    }
+  });
+
+  return server;
+}

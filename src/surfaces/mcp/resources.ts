@@ -1,0 +1,85 @@
+import type { ReadResourceResult, Resource } from '@modelcontextprotocol/sdk/types.js';
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import { OpError } from '../../core/errors.js';
+import { PACKAGE_ROOT } from '../../package-root.js';
+
+export const SESSION_URI = 'swiftbrowse://session';
+export const OPS_URI = 'swiftbrowse://ops';
+const SKILL_PREFIX = 'skill://swiftbrowse/';
+const SKILL_DIR = join(PACKAGE_ROOT, 'skill');
+
+/** What the resources are read from; the surface supplies the session it serves. */
+export interface ResourceSource {
+  /** The status op's data for the caller's session. */
+  sessionStatus(): Promise<unknown>;
+  /** Every op with its argument schema (as GET /ops). */
+  opListing(): unknown;
+}
+
+/** Markdown files under skill/, SKILL.md first: the guide is written while the server runs. */
+async function skillFiles(dir = SKILL_DIR): Promise<string[]> {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  const found: string[] = [];
+  for (const e of entries) {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) found.push(...(await skillFiles(path)));
+    else if (e.name.endsWith('.md')) found.push(relative(SKILL_DIR, path).split(sep).join('/'));
+  }
+  return found.sort((a, b) => (a === 'SKILL.md' ? -1 : b === 'SKILL.md' ? 1 : a.localeCompare(b)));
+}
+
+export async function listResources(): Promise<Resource[]> {
+  const skill = (await skillFiles()).map((path): Resource => ({
+    uri: `${SKILL_PREFIX}${path}`,
+    name: `skill/${path}`,
+    mimeType: 'text/markdown',
+    description:
+      path === 'SKILL.md'
+        ? 'The agent guide: how to drive SwiftBrowse, a table of every op, links to the references'
+        : `Agent guide reference: ${path}`,
+  }));
+  return [
+    {
+      uri: SESSION_URI,
+      name: 'session',
+      mimeType: 'application/json',
+      description: 'This session: browser open or not, tabs, URL, settings',
+    },
+    {
+      uri: OPS_URI,
+      name: 'ops',
+      mimeType: 'application/json',
+      description: 'Every op with the JSON schema of its arguments',
+    },
+    ...skill,
+  ];
+}
+
+const json = (uri: string, value: unknown): ReadResourceResult => ({
+  contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value) }],
+});
+
+export async function readResource(
+  source: ResourceSource,
+  uri: string,
+): Promise<ReadResourceResult> {
+  if (uri === SESSION_URI) return json(uri, await source.sessionStatus());
+  if (uri === OPS_URI) return json(uri, { ops: source.opListing() });
+  // Error hints point into the guide with a #section; the file is the resource.
+  const path = uri.startsWith(SKILL_PREFIX) ? uri.slice(SKILL_PREFIX.length).split('#')[0] : '';
+  // Only listed files are served, so a crafted path cannot leave skill/.
+  if (path && (await skillFiles()).includes(path)) {
+    const text = await readFile(join(SKILL_DIR, ...path.split('/')), 'utf8');
+    return { contents: [{ uri, mimeType: 'text/markdown', text }] };
+  }
+  throw new OpError(
+    'not_found',
+    `No resource ${uri}. Resources: ${(await listResources()).map((r) => r.uri).join(', ')}.`,
+  );
+}

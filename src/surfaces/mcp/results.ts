@@ -1,0 +1,56 @@
+import type { CallToolResult, ImageContent } from '@modelcontextprotocol/sdk/types.js';
+import { toOpError, type ErrorInfo } from '../../core/errors.js';
+import { stripUrlCredentials } from '../../core/redact.js';
+import type { ActionResult } from '../../core/result.js';
+
+/** A result-shaped answer for a call that never reached runOp (no session, unknown tool…). */
+export interface Refusal {
+  ok: false;
+  op: string;
+  error: ErrorInfo;
+}
+
+export function refusal(op: string, e: unknown): Refusal {
+  const body = { ok: false as const, op, error: toOpError(e).toInfo() };
+  return JSON.parse(stripUrlCredentials(JSON.stringify(body))) as Refusal;
+}
+
+interface EncodedImage {
+  content_type: string;
+  base64: string;
+}
+
+function isImage(value: unknown): value is EncodedImage {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (
+    typeof v.base64 === 'string' &&
+    typeof v.content_type === 'string' &&
+    v.content_type.startsWith('image/')
+  );
+}
+
+/** Copies the value, moving every image (a screenshot, also inside a batch) out into `images`. */
+function liftImages(value: unknown, images: ImageContent[]): unknown {
+  if (Array.isArray(value)) return value.map((v) => liftImages(v, images));
+  if (typeof value !== 'object' || value === null) return value;
+  if (isImage(value)) {
+    images.push({ type: 'image', data: value.base64, mimeType: value.content_type });
+    // The bytes travel once, as image content; the JSON keeps only what they are.
+    return { content_type: value.content_type, sent_as: 'image content' };
+  }
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, liftImages(v, images)]),
+  );
+}
+
+/** The ActionResult as JSON text and structuredContent; a failed op is `isError` (STYLE: errors). */
+export function toToolResult(result: ActionResult | Refusal): CallToolResult {
+  const images: ImageContent[] = [];
+  const structured = liftImages(result, images) as Record<string, unknown>;
+  return {
+    content: [{ type: 'text', text: JSON.stringify(structured) }, ...images],
+    structuredContent: structured,
+    isError: !result.ok,
+  };
+}

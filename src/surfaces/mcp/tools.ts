@@ -1,0 +1,162 @@
+import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { parseArgs } from '../../core/args.js';
+import { CONDITION_TYPES } from '../../core/condition.js';
+import { OpError } from '../../core/errors.js';
+import { jsonObject, looseEnum } from '../../core/schema.js';
+import { STRATEGIES } from '../../core/target.js';
+import type { OpDefinition } from '../../ops/define.js';
+
+/** Which tools a client sees: one per op, or `browser_run` plus the lifecycle (DESIGN §13). */
+export type ToolSet = 'full' | 'compact';
+
+export const isToolSet = (value: string): value is ToolSet =>
+  value === 'full' || value === 'compact';
+
+/** Every op's tool is named `browser_<op>` (STYLE: MCP exposes `browser_<op>`). */
+export const TOOL_PREFIX = 'browser_';
+export const RUN_TOOL = 'browser_run';
+
+/** Ops that keep a tool of their own in the compact set: the session's lifecycle. */
+const LIFECYCLE = ['open', 'close', 'status'];
+
+const keysOf = (op: OpDefinition) => Object.keys(op.args.shape);
+
+/** Arguments every acting op takes (defineOp adds them): the compact listing names them once. */
+function commonArgs(ops: readonly OpDefinition[]): string[] {
+  const acting = ops.filter((o) => o.acts);
+  return acting.length
+    ? keysOf(acting[0]).filter((k) => acting.every((o) => keysOf(o).includes(k)))
+    : [];
+}
+
+/** A tool call turned into an op call; arguments are passed on untouched for runOp to check. */
+export interface OpCall {
+  op: string;
+  args: unknown;
+}
+
+export function inputSchemaOf(schema: z.ZodType): Tool['inputSchema'] {
+  // $schema is the same on every tool and costs tokens on every turn.
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, {
+    io: 'input',
+    unrepresentable: 'any',
+  });
+  return json as Tool['inputSchema'];
+}
+
+function annotationsOf(op: OpDefinition): ToolAnnotations {
+  if (op.readOnly) return { readOnlyHint: true };
+  // batch runs acting ops, and close throws away the tabs and logins the user had.
+  return { destructiveHint: op.acts || op.name === 'batch' || op.name === 'close' };
+}
+
+function opTool(op: OpDefinition): Tool {
+  return {
+    name: `${TOOL_PREFIX}${op.name}`,
+    description: op.summary,
+    inputSchema: inputSchemaOf(op.args),
+    annotations: annotationsOf(op),
+  };
+}
+
+/** `name(required*, optional…)` for each op: enough to call it without reading the schema. */
+function signature(op: OpDefinition, common: string[]): string {
+  const json = z.toJSONSchema(op.args, { io: 'input', unrepresentable: 'any' });
+  const required = new Set(Array.isArray(json.required) ? json.required : []);
+  const keys = Object.keys(json.properties ?? {})
+    .filter((k) => k !== 'timeout' && !common.includes(k))
+    .map((k) => (required.has(k) ? `${k}*` : k));
+  // assert and wait_for take a condition's keys at their top level: named once, below.
+  const conditions = keys.filter((k) => (CONDITION_TYPES as readonly string[]).includes(k));
+  const rest = keys.filter((k) => !conditions.includes(k));
+  return `${op.name}(${[...(conditions.length ? ['<condition>'] : []), ...rest].join(', ')})`;
+}
+
+/** browser_run's own envelope: one op, or steps handed to batch. */
+function runSchema(ops: ReadonlyMap<string, OpDefinition>) {
+  const batch = ops.get('batch');
+  const names = [...ops.keys()] as [string, ...string[]];
+  return z.strictObject({
+    op: looseEnum(names).optional().describe('The op to run, e.g. "click"'),
+    args: jsonObject(z.record(z.string(), z.unknown()))
+      .optional()
+      .describe('Its arguments, e.g. {"target": {"label": "Email"}, "value": "ada@example.com"}'),
+    steps: (batch?.args.shape.steps ?? z.array(z.unknown()))
+      .optional()
+      .describe('Several ops in one round trip instead of op: [{"op": "…", "args": {…}}, …]'),
+    continue_on_error: z
+      .boolean()
+      .optional()
+      .describe('With steps: run every step even after one fails'),
+  });
+}
+
+function runTool(ops: ReadonlyMap<string, OpDefinition>): Tool {
+  const all = [...ops.values()];
+  const common = commonArgs(all);
+  const listed = all.filter((o) => !LIFECYCLE.includes(o.name) && o.name !== 'batch');
+  const description = [
+    'Run one browser op ({op, args}) or several in one round trip ({steps: [{op, args}, …]}, stopping at the first failure unless continue_on_error). Prefer steps when you know the next moves.',
+    `Ops (* required): ${listed.map((o) => signature(o, common)).join('; ')}.`,
+    `Every op takes timeout (ms); acting ops also take ${common.filter((k) => k !== 'timeout').join(', ')}. A <condition> (expect takes one or a list) is one key of ${CONDITION_TYPES.join(', ')}, e.g. {"url_contains": "dashboard"}.`,
+    `A target is an object with one of ${STRATEGIES.join(', ')} (role goes with name; ref comes from snapshot, find or outline).`,
+    'Every argument of every op: resource swiftbrowse://ops.',
+  ].join('\n');
+  return {
+    name: RUN_TOOL,
+    description,
+    inputSchema: inputSchemaOf(runSchema(ops)),
+    annotations: { destructiveHint: true },
+  };
+}
+
+/** The tools of a set, derived from the op registry: nothing here is written per op. */
+export function listTools(ops: ReadonlyMap<string, OpDefinition>, set: ToolSet): Tool[] {
+  const all = [...ops.values()];
+  if (set === 'full') return all.map(opTool);
+  return [runTool(ops), ...all.filter((o) => LIFECYCLE.includes(o.name)).map(opTool)];
+}
+
+/**
+ * The op a tool call names. Op arguments are not checked here: runOp's one check answers with
+ * the sentence naming the expected shape, whichever surface the call came through.
+ */
+export function opCallOf(
+  ops: ReadonlyMap<string, OpDefinition>,
+  tool: string,
+  args: Record<string, unknown> | undefined,
+): OpCall {
+  if (tool !== RUN_TOOL) {
+    const op = tool.startsWith(TOOL_PREFIX) ? tool.slice(TOOL_PREFIX.length) : tool;
+    if (!ops.has(op)) {
+      throw new OpError(
+        'invalid_argument',
+        `Unknown tool "${tool}". Tools are ${TOOL_PREFIX}<op> for the ops ${[...ops.keys()].join(', ')}.`,
+      );
+    }
+    return { op, args: args ?? {} };
+  }
+  const run = parseArgs(RUN_TOOL, runSchema(ops), args);
+  if (run.steps !== undefined) {
+    if (run.op !== undefined || run.args !== undefined) {
+      throw new OpError(
+        'invalid_argument',
+        `${RUN_TOOL}: give either {op, args} for one op or {steps: [{op, args}, …]} for several, not both.`,
+      );
+    }
+    const batch: Record<string, unknown> = { steps: run.steps };
+    if (run.continue_on_error !== undefined) batch.continue_on_error = run.continue_on_error;
+    return { op: 'batch', args: batch };
+  }
+  if (run.continue_on_error !== undefined) {
+    throw new OpError('invalid_argument', `${RUN_TOOL}: continue_on_error goes with steps.`);
+  }
+  if (run.op === undefined) {
+    throw new OpError(
+      'invalid_argument',
+      `${RUN_TOOL}: missing op — give {"op": "goto", "args": {"url": "https://example.com"}}, or steps for several ops.`,
+    );
+  }
+  return { op: run.op, args: run.args ?? {} };
+}

@@ -1,0 +1,439 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import assert from 'node:assert/strict';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import type { ActionResult } from '../../src/core/result.js';
+import { OPS } from '../../src/ops/registry.js';
+import { EXPECTED_OPS } from '../helpers/expected-ops.js';
+import { startHarness, type Harness } from '../helpers/harness.js';
+
+const MAIN = fileURLToPath(new URL('../../src/surfaces/cli/main.js', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+let h: Harness;
+const dataDir = mkdtempSync(join(tmpdir(), 'swiftbrowse-mcp-'));
+const clients: Client[] = [];
+
+before(async () => {
+  h = await startHarness();
+});
+after(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await h.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** The environment a client would start us with: a temp DATA_DIR, no stray SwiftBrowse settings. */
+function childEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env))
+    if (v !== undefined && !k.startsWith('SWIFTBROWSE_') && k !== 'MCP_TOOLS') env[k] = v;
+  return { ...env, DATA_DIR: dataDir, ...extra };
+}
+
+async function connect(transport: StdioClientTransport | StreamableHTTPClientTransport) {
+  const client = new Client({ name: 'swiftbrowse-test', version: '1.0.0' });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+const overHttp = (query: string, headers: Record<string, string> = {}, base = h.url) =>
+  connect(
+    new StreamableHTTPClientTransport(new URL(`/mcp?${query}`, base), { requestInit: { headers } }),
+  );
+
+const overStdio = (args: string[], command = process.execPath, env = childEnv()) =>
+  connect(
+    new StdioClientTransport({
+      command,
+      args: command === process.execPath ? [MAIN, ...args] : args,
+      env,
+      stderr: 'inherit',
+    }),
+  );
+
+interface Answer {
+  result: CallToolResult;
+  body: ActionResult;
+}
+
+async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+  options: { onprogress?: (p: Progress) => void; signal?: AbortSignal } = {},
+): Promise<Answer> {
+  const result = (await client.callTool(
+    { name, arguments: args },
+    undefined,
+    options,
+  )) as CallToolResult;
+  const text = result.content[0];
+  assert.equal(text?.type, 'text');
+  const body = JSON.parse(text.type === 'text' ? text.text : '') as ActionResult;
+  assert.deepEqual(result.structuredContent, body, 'structuredContent is the same ActionResult');
+  assert.equal(result.isError, !body.ok, 'isError is set exactly when ok is false');
+  return { result, body };
+}
+
+const page = (path: string) => `${h.server.PREFIX}/${path}`;
+const toolsSize = async (client: Client) => JSON.stringify((await client.listTools()).tools).length;
+
+describe('tools derived from the registry', () => {
+  test('the full set has one browser_<op> tool per op, over HTTP and stdio', async () => {
+    for (const client of [
+      await overHttp('session=t1&tools=full'),
+      await overStdio(['mcp', '--tools', 'full']),
+    ]) {
+      const { tools } = await client.listTools();
+      const names = tools.map((t) => t.name).sort();
+      assert.deepEqual(names, OPS.map((op) => `browser_${op.name}`).sort());
+      assert.deepEqual(names, EXPECTED_OPS.map((op) => `browser_${op}`).sort());
+      const click = tools.find((t) => t.name === 'browser_click')!;
+      assert.deepEqual(click.inputSchema.required, ['target']);
+      assert.equal(click.annotations?.destructiveHint, true);
+      assert.equal(
+        tools.find((t) => t.name === 'browser_snapshot')!.annotations?.readOnlyHint,
+        true,
+      );
+      assert.match(tools.find((t) => t.name === 'browser_evaluate')!.description!, /:hover/);
+      assert.match(tools.find((t) => t.name === 'browser_hover')!.description!, /pointer stays/);
+    }
+  });
+
+  test('the compact set is browser_run plus the lifecycle, reaches every op, and costs a fraction of the full list', async (t) => {
+    const compact = await overHttp('session=t2');
+    const { tools } = await compact.listTools();
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ['browser_run', 'browser_open', 'browser_close', 'browser_status'],
+    );
+    const run = tools[0];
+    const op = (run.inputSchema.properties as Record<string, { enum?: string[] }>).op;
+    assert.deepEqual([...(op.enum ?? [])].sort(), OPS.map((o) => o.name).sort());
+    const compactChars = await toolsSize(compact);
+    const fullChars = await toolsSize(await overHttp('session=t2&tools=full'));
+    t.diagnostic(`tools/list: compact ${compactChars} characters, full ${fullChars} characters`);
+    assert.ok(compactChars * 10 < fullChars, `compact ${compactChars} vs full ${fullChars}`);
+  });
+
+  test('initialize carries instructions on how the pieces fit', async () => {
+    const text = (await overHttp('session=t3')).getInstructions() ?? '';
+    for (const word of [
+      'session',
+      'role',
+      'data.changes',
+      'notes',
+      'expect',
+      'snapshot',
+      'ref',
+      'approved',
+    ])
+      assert.ok(text.includes(word), `instructions mention ${word}`);
+  });
+});
+
+describe('over streamable HTTP', () => {
+  let mcp: Client;
+  before(async () => {
+    mcp = await overHttp('session=m1&tools=full');
+  });
+
+  test('goto, fill, click and snapshot sign in on the login page', async () => {
+    assert.equal((await call(mcp, 'browser_goto', { url: page('login.html') })).body.ok, true);
+    await call(mcp, 'browser_fill', { target: { label: 'Email' }, value: 'ada@example.com' });
+    await call(mcp, 'browser_fill', { target: { label: 'Password' }, value: 'secret' });
+    const click = await call(mcp, 'browser_click', {
+      target: { role: 'button', name: 'Sign in' },
+      expect: { url_contains: 'dashboard' },
+    });
+    assert.equal(click.body.ok, true, JSON.stringify(click.body.error));
+    assert.equal(click.body.verification.status, 'passed');
+    const snap = await call(mcp, 'browser_snapshot');
+    assert.match(String(snap.body.data?.track), /Welcome, ada@example.com/);
+  });
+
+  test('a call answers the same over MCP as over POST /browser/<op>', async () => {
+    const calls: [string, Record<string, unknown>][] = [
+      ['goto', { url: page('login.html') }],
+      ['fill', { target: { label: 'Email' }, value: 'a@b.c' }],
+      ['click', { target: { text: 'No such button' }, timeout: 300 }],
+      ['extract', { target: { label: 'Email' }, what: 'value' }],
+      ['press', { key: 'Tab', nonsense: true }],
+    ];
+    const shape = (r: ActionResult) => ({
+      ok: r.ok,
+      op: r.op,
+      kind: r.error?.kind,
+      data: Object.keys(r.data ?? {}).sort(),
+    });
+    for (const [op, args] of calls) {
+      const overMcp = (await call(mcp, `browser_${op}`, args)).body;
+      const overHttpRoute = (await h.op(op, args, 'same-http')).body;
+      assert.deepEqual(shape(overMcp), shape(overHttpRoute), op);
+    }
+  });
+
+  test('a screenshot comes back as image content, its bytes not repeated in the JSON', async () => {
+    await call(mcp, 'browser_goto', { url: page('login.html') });
+    const { result } = await call(mcp, 'browser_screenshot', { format: 'PNG' });
+    const image = result.content.find((c) => c.type === 'image');
+    assert.ok(image && image.type === 'image');
+    assert.equal(image.mimeType, 'image/png');
+    assert.equal(Buffer.from(image.data, 'base64').subarray(1, 4).toString(), 'PNG');
+    const text = result.content[0].type === 'text' ? result.content[0].text : '';
+    assert.ok(!text.includes(image.data.slice(0, 100)), 'no base64 in the text');
+  });
+
+  test('a "Delete account" click needs approval; a plain sign-in submit does not', async () => {
+    await call(mcp, 'browser_goto', { url: page('delete.html') });
+    const refused = await call(mcp, 'browser_click', {
+      target: { role: 'button', name: 'Delete account' },
+    });
+    assert.equal(refused.body.error?.kind, 'approval_required');
+    assert.match(refused.body.error!.message, /ask/i);
+    const result = { target: { css: '#result' }, what: 'text' };
+    assert.notEqual(
+      (await call(mcp, 'browser_extract', result)).body.data?.text,
+      'Account deleted',
+    );
+    const signIn = await call(mcp, 'browser_click', {
+      target: { role: 'button', name: 'Sign in' },
+    });
+    assert.equal(signIn.body.ok, true, JSON.stringify(signIn.body.error));
+    const approved = await call(mcp, 'browser_click', {
+      target: { role: 'button', name: 'Delete account' },
+      approved: true,
+      expect: { text_visible: 'Account deleted' },
+    });
+    assert.equal(approved.body.ok, true, JSON.stringify(approved.body.error));
+  });
+
+  test('a malformed target is answered with one sentence naming the expected shape', async () => {
+    const { body } = await call(mcp, 'browser_click', { target: { csss: 'x' } });
+    assert.equal(body.error?.kind, 'invalid_argument');
+    assert.match(body.error!.message, /target.*exactly one of .*css.*\{"css": "button\.go"\}/);
+    assert.doesNotMatch(body.error!.message, /\n|"code"|zod/);
+  });
+
+  test('a target sent as a JSON string and an enum in another case are accepted', async () => {
+    await call(mcp, 'browser_goto', { url: page('login.html') });
+    const fill = await call(mcp, 'browser_fill', { target: '{"label": "Email"}', value: 'x@y.z' });
+    assert.equal(fill.body.ok, true, JSON.stringify(fill.body.error));
+    const shot = await call(mcp, 'browser_screenshot', { format: 'JPEG', save: false });
+    assert.equal(shot.body.ok, true, JSON.stringify(shot.body.error));
+  });
+
+  test('a long wait_for sends progress notifications while it waits', async () => {
+    const progress: Progress[] = [];
+    const { body } = await call(
+      mcp,
+      'browser_wait_for',
+      { text_visible: 'This text never appears', timeout: 3000 },
+      { onprogress: (p) => progress.push(p) },
+    );
+    assert.equal(body.error?.kind, 'timeout');
+    assert.ok(progress.length >= 2, `${progress.length} notifications`);
+    assert.ok(progress.every((p, i) => i === 0 || p.progress > progress[i - 1].progress));
+  });
+
+  test('a cancelled wait_for stops at its next poll and frees the session', async () => {
+    const controller = new AbortController();
+    const waiting = call(
+      mcp,
+      'browser_wait_for',
+      { text_visible: 'This text never appears', timeout: 20_000 },
+      { signal: controller.signal },
+    );
+    await new Promise((r) => setTimeout(r, 1000));
+    controller.abort();
+    await assert.rejects(waiting);
+    const cancelled = Date.now();
+    // The next op waits behind the session's running one: it answers at once only if that stopped.
+    const next = await call(mcp, 'browser_extract', { target: { label: 'Email' }, what: 'value' });
+    assert.equal(next.body.ok, true);
+    assert.ok(Date.now() - cancelled < 3000, `took ${Date.now() - cancelled} ms after the cancel`);
+  });
+
+  test('every resource can be read', async () => {
+    const { resources } = await mcp.listResources();
+    const uris = resources.map((r) => r.uri);
+    assert.ok(uris.includes('swiftbrowse://session'));
+    assert.ok(uris.includes('swiftbrowse://ops'));
+    assert.ok(uris.includes('skill://swiftbrowse/SKILL.md'));
+    for (const uri of uris) {
+      const { contents } = await mcp.readResource({ uri });
+      const text = 'text' in contents[0] ? String(contents[0].text) : '';
+      assert.ok(text.length > 0, uri);
+      if (uri === 'swiftbrowse://session') assert.equal(JSON.parse(text).session, 'm1');
+      if (uri === 'swiftbrowse://ops')
+        assert.deepEqual(
+          (JSON.parse(text) as { ops: { name: string }[] }).ops.map((o) => o.name),
+          OPS.map((o) => o.name),
+        );
+    }
+    await assert.rejects(mcp.readResource({ uri: 'skill://swiftbrowse/../package.json' }));
+  });
+
+  test('a connection that names no session is told how to name one', async () => {
+    const { body } = await call(await overHttp('tools=full'), 'browser_goto', {
+      url: page('login.html'),
+    });
+    assert.equal(body.error?.kind, 'invalid_argument');
+    assert.match(body.error!.message, /\?session=/);
+  });
+
+  test('a browser Origin not on the allow list is refused on /mcp', async () => {
+    const response = await h.request('/mcp?session=m1', {
+      method: 'POST',
+      headers: {
+        origin: 'http://evil.example',
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    assert.equal(response.status, 403);
+    assert.equal(((await response.json()) as ActionResult).error?.kind, 'permission_denied');
+  });
+
+  test('with a token set, /mcp needs the bearer token', async () => {
+    const guarded = await startHarness({ token: 'mcp-test-token' });
+    try {
+      await assert.rejects(overHttp('session=g1', {}, guarded.url), /Bearer/);
+      const client = await overHttp(
+        'session=g1',
+        { authorization: 'Bearer mcp-test-token' },
+        guarded.url,
+      );
+      assert.equal((await client.listTools()).tools[0].name, 'browser_run');
+      await client.close();
+    } finally {
+      await guarded.close();
+    }
+  });
+});
+
+describe('over stdio', () => {
+  test('--session names the session; without it the process uses the private _stdio', async () => {
+    const named = await overStdio(['mcp', '--session', 'm2']);
+    const goto = await call(named, 'browser_run', {
+      op: 'goto',
+      args: { url: page('login.html') },
+    });
+    assert.equal(goto.body.ok, true, JSON.stringify(goto.body.error));
+    assert.equal(goto.body.session_id, 'm2');
+    const unnamed = await overStdio(['mcp']);
+    assert.equal((await call(unnamed, 'browser_status')).body.session_id, '_stdio');
+  });
+
+  test('browser_run with steps runs a batch and reports each step as progress', async () => {
+    const client = await overStdio(['mcp', '--session', 'm3']);
+    const progress: string[] = [];
+    const { body } = await call(
+      client,
+      'browser_run',
+      {
+        steps: [
+          { op: 'goto', args: { url: page('login.html') } },
+          { op: 'fill', args: { target: { label: 'Email' }, value: 'ada@example.com' } },
+          { op: 'fill', args: { target: { label: 'Password' }, value: 'secret' } },
+          {
+            op: 'click',
+            args: {
+              target: { role: 'button', name: 'Sign in' },
+              expect: { url_contains: 'dashboard' },
+            },
+          },
+        ],
+      },
+      { onprogress: (p) => progress.push(p.message ?? '') },
+    );
+    assert.equal(body.ok, true, JSON.stringify(body.error));
+    assert.equal(body.data?.ran, 4);
+    assert.ok(
+      progress.some((m) => m.includes('step 4: click')),
+      progress.join(' | '),
+    );
+  });
+
+  test('with --server it is a proxy: approval still applies and the browser outlives it', async () => {
+    const proxy = await overStdio(['mcp', '--server', h.url, '--session', 'p1']);
+    await call(proxy, 'browser_run', { op: 'goto', args: { url: page('delete.html') } });
+    const refused = await call(proxy, 'browser_run', {
+      op: 'click',
+      args: { target: { role: 'button', name: 'Delete account' } },
+    });
+    assert.equal(refused.body.error?.kind, 'approval_required');
+    await proxy.close();
+    const status = await h.op('status', {}, 'p1');
+    assert.equal(status.body.data?.browser, 'open');
+    assert.equal(status.body.data?.last_url, page('delete.html'));
+  });
+});
+
+describe('the client configuration in docs/mcp.md', () => {
+  interface ServerEntry {
+    command?: string;
+    args?: string[];
+    url?: string;
+  }
+  const entries = [
+    ...readFileSync(join(ROOT, 'docs/mcp.md'), 'utf8').matchAll(/```json\n([\s\S]*?)```/g),
+  ].map(
+    (m) => (JSON.parse(m[1]) as { mcpServers: Record<string, ServerEntry> }).mcpServers.swiftbrowse,
+  );
+
+  async function signIn(client: Client) {
+    const { body } = await call(client, 'browser_run', {
+      steps: [
+        { op: 'goto', args: { url: `${h.url}/demo/login.html` } },
+        { op: 'fill', args: { target: { label: 'Email' }, value: 'ada@example.com' } },
+        { op: 'fill', args: { target: { label: 'Password' }, value: 'secret' } },
+        {
+          op: 'click',
+          args: {
+            target: { role: 'button', name: 'Sign in' },
+            expect: { url_contains: 'dashboard' },
+          },
+        },
+      ],
+    });
+    assert.equal(body.ok, true, JSON.stringify(body.error));
+  }
+
+  test('the stdio entry, run as written, signs in on the demo site', async () => {
+    const entry = entries.find((e) => e.command);
+    assert.ok(entry?.command && entry.args);
+    // What `npm install -g swiftbrowse` puts on PATH: the package's bin.
+    const bin = mkdtempSync(join(tmpdir(), 'swiftbrowse-bin-'));
+    writeFileSync(
+      join(bin, entry.command),
+      `#!/bin/sh\nexec "${process.execPath}" "${MAIN}" "$@"\n`,
+    );
+    chmodSync(join(bin, entry.command), 0o755);
+    try {
+      const env = childEnv({ PATH: `${bin}${delimiter}${process.env.PATH ?? ''}` });
+      await signIn(await overStdio(entry.args, entry.command, env));
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
+  });
+
+  test('the HTTP entry, pointed at this server, signs in on the demo site', async () => {
+    const entry = entries.find((e) => e.url);
+    assert.ok(entry?.url);
+    const written = new URL(entry.url);
+    const client = await connect(
+      new StreamableHTTPClientTransport(new URL(`${written.pathname}${written.search}`, h.url)),
+    );
+    await signIn(client);
+  });
+});
