@@ -79,6 +79,12 @@ export const SETTINGS = {
     schema: looseEnum(['full', 'compact']).default('compact'),
     doc: 'MCP tool set: compact (browser_run plus lifecycle) or full (one tool per op)',
   },
+  mcpResourceTools: {
+    env: 'MCP_RESOURCE_TOOLS',
+    schema: bool.default(false),
+    doc: 'Also offer browser_read_resource, for MCP clients that cannot read resources',
+  },
+
   diff: {
     env: 'DIFF',
     schema: bool.default(true),

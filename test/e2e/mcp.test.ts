@@ -321,6 +321,25 @@ describe('over streamable HTTP', () => {
   });
 });
 
+describe('resource mirror tools', () => {
+  test('MCP_RESOURCE_TOOLS offers browser_read_resource, hidden by default', async () => {
+    const plain = await overStdio(['mcp', '--session', 'r1']);
+    assert.ok(!(await plain.listTools()).tools.some((t) => t.name === 'browser_read_resource'));
+    const mirrored = await overStdio(
+      ['mcp', '--session', 'r2'],
+      process.execPath,
+      childEnv({ MCP_RESOURCE_TOOLS: 'on' }),
+    );
+    assert.ok((await mirrored.listTools()).tools.some((t) => t.name === 'browser_read_resource'));
+    const read = await mirrored.callTool({
+      name: 'browser_read_resource',
+      arguments: { uri: 'skill://swiftbrowse/SKILL.md' },
+    });
+    const text = (read.content as { type: string; text: string }[])[0].text;
+    assert.match(text, /# SwiftBrowse/);
+  });
+});
+
 describe('over stdio', () => {
   test('--session names the session; without it the process uses the private _stdio', async () => {
     const named = await overStdio(['mcp', '--session', 'm2']);

@@ -17,7 +17,12 @@ import { VERSION } from '../../version.js';
 import { opListing } from '../http/app.js';
 import { instructionsFor } from './instructions.js';
 import { withProgress, type ProgressSink } from './progress.js';
-import { listResources, readResource } from './resources.js';
+import {
+  listResources,
+  READ_RESOURCE_TOOL,
+  readResource,
+  type ResourceSource,
+} from './resources.js';
 import { refusal, toToolResult } from './results.js';
 import { listTools, opCallOf, TOOL_PREFIX, type ToolSet } from './tools.js';
 
@@ -61,12 +66,41 @@ export function createMcpServer(options: McpServerOptions): Server {
     instructions: instructionsFor(options.tools),
   });
 
+  const config = runtime.sessions.config;
+  const resourcesOf = (extra: RequestExtra): ResourceSource => ({
+    opListing: () => opListing(runtime),
+    sessionStatus: async () => {
+      const session = options.sessionOf(extra);
+      const result = await runOp(runtime, { op: 'status', args: {}, session, surface: 'mcp' });
+      if (!result.ok && result.error) throw new OpError(result.error.kind, result.error.message);
+      return result.data;
+    },
+  });
+
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: listTools(runtime.ops, options.tools),
+    tools: [
+      ...listTools(runtime.ops, options.tools),
+      // Clients do not say whether they read resources, so the mirror is the operator's choice.
+      ...(config.mcpResourceTools ? [READ_RESOURCE_TOOL] : []),
+    ],
   }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = request.params.name;
+    if (tool === READ_RESOURCE_TOOL.name && config.mcpResourceTools) {
+      const uri = String((request.params.arguments as { uri?: unknown } | undefined)?.uri ?? '');
+      try {
+        const read = await readResource(resourcesOf(extra), uri);
+        return {
+          content: read.contents.map((c) => ({
+            type: 'text' as const,
+            text: 'text' in c ? String(c.text) : '',
+          })),
+        };
+      } catch (e) {
+        return { isError: true, content: [{ type: 'text' as const, text: toOpError(e).message }] };
+      }
+    }
     const label = tool.startsWith(TOOL_PREFIX) ? tool.slice(TOOL_PREFIX.length) : tool;
     try {
       const call = opCallOf(runtime.ops, tool, request.params.arguments);
@@ -94,24 +128,7 @@ export function createMcpServer(options: McpServerOptions): Server {
 
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     try {
-      return await readResource(
-        {
-          opListing: () => opListing(runtime),
-          sessionStatus: async () => {
-            const session = options.sessionOf(extra);
-            const result = await runOp(runtime, {
-              op: 'status',
-              args: {},
-              session,
-              surface: 'mcp',
-            });
-            if (!result.ok && result.error)
-              throw new OpError(result.error.kind, result.error.message);
-            return result.data;
-          },
-        },
-        request.params.uri,
-      );
+      return await readResource(resourcesOf(extra), request.params.uri);
     } catch (e) {
       throw protocolError(e);
     }

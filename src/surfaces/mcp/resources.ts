@@ -83,3 +83,15 @@ export async function readResource(
     `No resource ${uri}. Resources: ${(await listResources()).map((r) => r.uri).join(', ')}.`,
   );
 }
+
+/** The mirror of resources/read as a tool (MCP_RESOURCE_TOOLS), for clients without resources. */
+export const READ_RESOURCE_TOOL = {
+  name: 'browser_read_resource',
+  description: `Read a SwiftBrowse resource: ${SESSION_URI} (your session), ${OPS_URI} (op schemas), skill://swiftbrowse/SKILL.md (the guide)`,
+  inputSchema: {
+    type: 'object' as const,
+    properties: { uri: { type: 'string', description: 'The resource URI' } },
+    required: ['uri'],
+  },
+  annotations: { readOnlyHint: true },
+};
