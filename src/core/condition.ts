@@ -85,11 +85,9 @@ function normalise(raw: RawCondition, ctx: z.RefinementCtx): Condition {
 
 export const conditionSchema = jsonObject(conditionShape.transform(normalise));
 
-/** `expect`: one condition or a list, all of which must hold. */
+/** `expect`: one condition or a list, all of which must hold (published by core/json-schema.ts). */
 export const expectSchema = jsonObject(
   z.union([conditionSchema.transform((c) => [c]), z.array(conditionSchema).min(1)]),
-).describe(
-  'Verify the outcome: one condition or a list, e.g. {"url_contains": "dashboard"}, {"visible": {"role": "dialog"}}, {"text_visible": "Saved", "stable_for": 500}',
 );
 
 /** The short, human form of a condition, for messages: `url_contains "dashboard"`. */

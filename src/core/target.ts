@@ -62,26 +62,27 @@ const targetShape = z.strictObject({
   },
 });
 
-export const targetSchema: z.ZodType<Target> = jsonObject(
-  targetShape.superRefine((t, ctx) => {
-    const used = STRATEGIES.filter((k) => t[k] !== undefined);
-    if (used.length !== 1) {
-      ctx.addIssue({
-        code: 'custom',
-        message:
-          used.length === 0
-            ? `a target needs exactly one of ${STRATEGIES.join(', ')}, e.g. {"role": "button", "name": "Save"} or {"css": "button.go"}`
-            : `a target takes exactly one of ${STRATEGIES.join(', ')}; this one has ${used.join(' and ')}`,
-      });
-    }
-    if (t.name !== undefined && t.role === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        message: '"name" goes with "role", e.g. {"role": "button", "name": "Save"}',
-      });
-    }
-  }),
-) as unknown as z.ZodType<Target>;
+/** The target object itself (before a JSON string is parsed); published in its short form. */
+export const targetObject = targetShape.superRefine((t, ctx) => {
+  const used = STRATEGIES.filter((k) => t[k] !== undefined);
+  if (used.length !== 1) {
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        used.length === 0
+          ? `a target needs exactly one of ${STRATEGIES.join(', ')}, e.g. {"role": "button", "name": "Save"} or {"css": "button.go"}`
+          : `a target takes exactly one of ${STRATEGIES.join(', ')}; this one has ${used.join(' and ')}`,
+    });
+  }
+  if (t.name !== undefined && t.role === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      message: '"name" goes with "role", e.g. {"role": "button", "name": "Save"}',
+    });
+  }
+});
+
+export const targetSchema = jsonObject(targetObject) as unknown as z.ZodType<Target>;
 
 export function strategyOf(target: Target): Strategy {
   return STRATEGIES.find((k) => target[k] !== undefined) ?? 'css';

@@ -2,9 +2,9 @@
 import { Command, CommanderError } from 'commander';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
 import { ConfigError, loadConfig, type ConfigInput } from '../../config.js';
 import { findBrowser } from '../../drivers/find-browser.js';
+import { opListing } from '../../ops/listing.js';
 import { OPS } from '../../ops/registry.js';
 import { createSwiftBrowse } from '../../server.js';
 import { resolveSessionName } from '../../sessions/resolve.js';
@@ -216,14 +216,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--json', 'print the JSON schemas')
     .action((o: { json?: boolean }) => {
       if (o.json) {
-        print(
-          OPS.map((op) => ({
-            name: op.name,
-            summary: op.summary,
-            args: z.toJSONSchema(op.args, { io: 'input', unrepresentable: 'any' }),
-          })),
-          false,
-        );
+        print(opListing(OPS), false);
         return;
       }
       const width = Math.max(...OPS.map((op) => op.name.length));

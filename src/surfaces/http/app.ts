@@ -1,11 +1,11 @@
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { z } from 'zod';
 import { ERROR_KINDS, httpStatusOf, OpError, toOpError } from '../../core/errors.js';
 import type { ActionResult } from '../../core/result.js';
 import { stripUrlCredentials } from '../../core/redact.js';
 import { findBrowser } from '../../drivers/find-browser.js';
+import { opListing } from '../../ops/listing.js';
 import { runOp, type OpRuntime } from '../../ops/run-op.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
 import { resolveSessionName } from '../../sessions/resolve.js';
@@ -25,18 +25,6 @@ function answer(c: Context, result: ActionResult) {
     result,
     (result.ok ? 200 : httpStatusOf(result.error?.kind ?? 'backend')) as Status,
   );
-}
-
-/** Every op with its argument schema, derived from the registry. */
-export function opListing(rt: OpRuntime) {
-  return [...rt.ops.values()].map((op) => ({
-    name: op.name,
-    summary: op.summary,
-    acts: op.acts,
-    read_only: op.readOnly,
-    flow_step: op.step,
-    args: z.toJSONSchema(op.args, { io: 'input', unrepresentable: 'any' }),
-  }));
 }
 
 /** The HTTP surface: it only translates requests into runOp calls and results into responses. */
@@ -100,7 +88,7 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
       browser ? 200 : 503,
     );
   });
-  app.get('/ops', (c) => c.json({ ops: opListing(rt) }));
+  app.get('/ops', (c) => c.json({ ops: opListing(rt.ops.values()) }));
 
   const session = (c: Context) =>
     rt.sessions.get(

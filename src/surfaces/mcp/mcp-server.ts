@@ -14,7 +14,7 @@ import { OpError, toOpError } from '../../core/errors.js';
 import { runOp, type OpRuntime } from '../../ops/run-op.js';
 import type { Session } from '../../sessions/session.js';
 import { VERSION } from '../../version.js';
-import { opListing } from '../http/app.js';
+import { opListing } from '../../ops/listing.js';
 import { instructionsFor } from './instructions.js';
 import { withProgress, type ProgressSink } from './progress.js';
 import {
@@ -68,7 +68,7 @@ export function createMcpServer(options: McpServerOptions): Server {
 
   const config = runtime.sessions.config;
   const resourcesOf = (extra: RequestExtra): ResourceSource => ({
-    opListing: () => opListing(runtime),
+    opListing: () => opListing(runtime.ops.values()),
     sessionStatus: async () => {
       const session = options.sessionOf(extra);
       const result = await runOp(runtime, { op: 'status', args: {}, session, surface: 'mcp' });

@@ -2,6 +2,7 @@ import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { parseArgs } from '../../core/args.js';
 import { CONDITION_TYPES } from '../../core/condition.js';
+import { argsJsonSchema } from '../../core/json-schema.js';
 import { OpError } from '../../core/errors.js';
 import { jsonObject, looseEnum } from '../../core/schema.js';
 import { STRATEGIES } from '../../core/target.js';
@@ -37,12 +38,7 @@ export interface OpCall {
 }
 
 export function inputSchemaOf(schema: z.ZodType): Tool['inputSchema'] {
-  // $schema is the same on every tool and costs tokens on every turn.
-  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, {
-    io: 'input',
-    unrepresentable: 'any',
-  });
-  return json as Tool['inputSchema'];
+  return argsJsonSchema(schema) as Tool['inputSchema'];
 }
 
 function annotationsOf(op: OpDefinition): ToolAnnotations {
@@ -62,7 +58,7 @@ function opTool(op: OpDefinition): Tool {
 
 /** `name(required*, optional…)` for each op: enough to call it without reading the schema. */
 function signature(op: OpDefinition, common: string[]): string {
-  const json = z.toJSONSchema(op.args, { io: 'input', unrepresentable: 'any' });
+  const json = argsJsonSchema(op.args);
   const required = new Set(Array.isArray(json.required) ? json.required : []);
   const keys = Object.keys(json.properties ?? {})
     .filter((k) => k !== 'timeout' && !common.includes(k))

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { conditionShape, CONDITION_TYPES, expectSchema } from './condition.js';
+import { STRATEGIES, targetObject } from './target.js';
+
+type Json = Record<string, unknown>;
+
+// Targets and conditions recur in every acting op; spelled out in full they cost a model about
+// 3,000 characters per tool on every turn. Their short form is a sentence built from the same
+// lists the validators use, and runOp still checks every call in full.
+const CONDITION = `one of ${CONDITION_TYPES.join(', ')}. url_*, title_contains, text_* take a string; visible, hidden, count, value take a target (count and value also "equals"); js takes a script body returning true or false; optional stable_for (ms)`;
+
+const SHORT_FORMS = new Map<z.ZodType, Json>([
+  [
+    expectSchema,
+    {
+      type: ['object', 'array', 'string'],
+      description: `Verify the outcome: a condition or a list of them, all of which must hold. Condition: ${CONDITION}. E.g. {"url_contains": "dashboard"}, [{"visible": {"role": "dialog"}}, {"text_visible": "Saved", "stable_for": 500}]`,
+    },
+  ],
+  [
+    targetObject,
+    {
+      type: ['object', 'string'],
+      description: `Element target: exactly one of ${STRATEGIES.join(', ')} (role may add name; text values are exact or /regex/flags); optional nth (0-based), near (text), within (a target), frame (a target naming an iframe). E.g. {"role": "button", "name": "Save"}, {"label": "Email"}, {"ref": "AEDBa"}`,
+    },
+  ],
+  [
+    conditionShape,
+    {
+      type: ['object', 'string'],
+      description: `Condition: ${CONDITION}. E.g. {"url_contains": "dashboard"}, {"visible": {"role": "dialog"}}`,
+    },
+  ],
+]);
+
+/** The JSON Schema an op's arguments are published with (GET /ops, MCP tools, `ops --json`). */
+export function argsJsonSchema(schema: z.ZodType): Json {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, {
+    io: 'input',
+    unrepresentable: 'any',
+    override: (ctx) => {
+      const short = SHORT_FORMS.get(ctx.zodSchema as unknown as z.ZodType);
+      if (!short) return;
+      const description = ctx.jsonSchema.description;
+      for (const key of Object.keys(ctx.jsonSchema)) delete (ctx.jsonSchema as Json)[key];
+      Object.assign(
+        ctx.jsonSchema,
+        short,
+        description ? { description: `${description}. ${short.description}` } : {},
+      );
+    },
+  }) as Json;
+  return json;
+}
