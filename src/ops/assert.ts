@@ -8,7 +8,7 @@ import {
 import { OpError } from '../core/errors.js';
 import { jsonObject, millis } from '../core/schema.js';
 import type { BrowserTab } from '../drivers/driver.js';
-import { defineOp, timeoutArg } from './define.js';
+import { defineOp, timeoutArg, type OpContext } from './define.js';
 import { failureMessage, verify } from './verify.js';
 
 /** Condition keys at the top level, or `all: [conditions]` (DESIGN §3.5). */
@@ -46,14 +46,17 @@ export function conditionsOf(op: string, args: CheckArgs): Condition[] {
   return [parsed.data];
 }
 
-async function check(
+/** Polls the conditions for the op's timeout, under the server's evaluate policy. */
+function check(
+  ctx: OpContext,
   tab: BrowserTab,
   conditions: Condition[],
-  timeoutMs: number,
-  evaluate: boolean,
-  signal?: AbortSignal,
+  timeout: number | undefined,
 ) {
-  return verify(tab, conditions, timeoutMs, { evaluate, signal });
+  return verify(tab, conditions, timeout ?? ctx.timeoutMs, {
+    evaluate: ctx.config.evaluate,
+    signal: ctx.signal,
+  });
 }
 
 export const assert = defineOp({
@@ -72,13 +75,7 @@ export const assert = defineOp({
   async run(ctx, args) {
     const conditions = conditionsOf('assert', args);
     const tab = await ctx.tab();
-    const checks = await check(
-      tab,
-      conditions,
-      args.timeout ?? ctx.timeoutMs,
-      ctx.config.evaluate,
-      ctx.signal,
-    );
+    const checks = await check(ctx, tab, conditions, args.timeout);
     if (checks.every((c) => c.passed)) return { checks };
     const detail = failureMessage(checks, tab.url());
     throw new OpError(
@@ -108,13 +105,7 @@ export const waitFor = defineOp({
       return { data: { waited_ms: args.ms } };
     }
     const conditions = conditionsOf('wait_for', args);
-    const checks = await check(
-      tab,
-      conditions,
-      args.timeout ?? ctx.timeoutMs,
-      ctx.config.evaluate,
-      ctx.signal,
-    );
+    const checks = await check(ctx, tab, conditions, args.timeout);
     if (checks.every((c) => c.passed)) return { checks };
     throw new OpError(
       'timeout',

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { buildSync } from 'esbuild';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { CHROMIUM_ARGS, findBrowser } from '../../src/drivers/find-browser.js';
 
 const FIXTURE = `
   <button id="save">Save</button>
@@ -102,17 +103,7 @@ describe('page aria', () => {
       globalName: '__aria',
       write: false,
     }).outputFiles[0].text;
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-        '--disable-sync',
-      ],
-    });
+    browser = await chromium.launch({ executablePath: findBrowser(), args: CHROMIUM_ARGS });
     page = await browser.newPage();
     await page.setContent(FIXTURE);
   });

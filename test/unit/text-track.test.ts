@@ -11,6 +11,7 @@ import {
   type TextTrack,
   type TrackLine,
 } from '../../src/page/track-format.js';
+import { CHROMIUM_ARGS, findBrowser } from '../../src/drivers/find-browser.js';
 
 const bundle = buildSync({
   entryPoints: [join(process.cwd(), 'src/page/text-track.ts')],
@@ -38,17 +39,7 @@ before(async () => {
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   prefix = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-      '--disable-sync',
-    ],
-  });
+  browser = await chromium.launch({ executablePath: findBrowser(), args: CHROMIUM_ARGS });
   page = await browser.newPage();
 });
 
