@@ -1,7 +1,7 @@
 import { readValue } from './controls.js';
 import { allElements, isVisible, normaliseSpace } from './dom.js';
 import { elementOf, handleOf } from './handles.js';
-import { candidates } from './locate.js';
+import { matchAll } from './locate.js';
 import type { PageTarget } from './protocol.js';
 import { addressOf, printOf, ownText } from './address.js';
 
@@ -90,19 +90,10 @@ export function find(
   full: boolean,
   limit: number,
 ): { elements: (Described & { visible: boolean })[]; total: number; error?: string } {
-  const scope = scopeHandle === undefined ? document : elementOf(scopeHandle);
-  if (!scope)
-    return {
-      elements: [],
-      total: 0,
-      error: 'The element that scoped the search is gone from the page.',
-    };
-  let found: Element[];
-  try {
-    found = candidates(scope, target);
-  } catch (e) {
-    return { elements: [], total: 0, error: `Invalid ${target.strategy}: ${(e as Error).message}` };
-  }
+  const matched = matchAll(target, scopeHandle);
+  if ('error' in matched) return { elements: [], total: 0, error: matched.error };
+  if ('stale' in matched) return { elements: [], total: 0, error: `stale ref: ${matched.stale}` };
+  const { found } = matched;
   const elements = found
     .map((el) => ({
       ...(describeElement(handleOf(el), full) as Described),

@@ -141,27 +141,33 @@ function nearest(elements: Element[], scope: Element | Document, near: TextMatch
   return scored.filter((s) => s.score === best).map((s) => s.el);
 }
 
-/** Finds what a target names under `scopeHandle` (or the whole document). */
-export function locate(target: PageTarget, scopeHandle?: number): LocateResult {
+/** Every element a target names under `scopeHandle` (or the document), `near` applied. */
+export function matchAll(
+  target: PageTarget,
+  scopeHandle?: number,
+): { found: Element[]; scope: Element | Document } | { error: string } | { stale: string } {
   const scope = scopeHandle === undefined ? document : elementOf(scopeHandle);
-  if (!scope)
-    return {
-      matches: [],
-      total: 0,
-      error: 'The element that scoped the search is gone from the page.',
-    };
+  if (!scope) return { error: 'The element that scoped the search is gone from the page.' };
   if (target.strategy === 'ref') {
     const at = refAt(target.value, target.print);
-    if (!at.element) return { matches: [], total: 0, stale: at.stale };
-    return { matches: [info(at.element)], total: 1 };
+    return at.element ? { found: [at.element], scope } : { stale: at.stale ?? 'the page changed' };
   }
   let found: Element[];
   try {
     found = candidates(scope, target);
   } catch (e) {
-    return { matches: [], total: 0, error: `Invalid ${target.strategy}: ${(e as Error).message}` };
+    return { error: `Invalid ${target.strategy}: ${(e as Error).message}` };
   }
   if (target.near && found.length > 1) found = nearest(found, scope, target.near);
+  return { found, scope };
+}
+
+/** Finds what a target names; visible matches only when any is visible. */
+export function locate(target: PageTarget, scopeHandle?: number): LocateResult {
+  const matched = matchAll(target, scopeHandle);
+  if ('error' in matched) return { matches: [], total: 0, error: matched.error };
+  if ('stale' in matched) return { matches: [], total: 0, stale: matched.stale };
+  const { found, scope } = matched;
   const infos = found.map(info);
   const visible = infos.filter((i) => i.visible);
   const result: LocateResult = {
