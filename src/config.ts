@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { CONSEQUENTIAL_WORDS } from './core/approval.js';
 import { looseEnum } from './core/schema.js';
 
 const bool = z.union([z.boolean(), z.string()]).transform((v, ctx) => {
@@ -94,6 +95,11 @@ export const SETTINGS = {
     env: 'CHANGES_MAX_CHARS',
     schema: int(200, 1_000_000).default(8000),
     doc: 'Longest data.changes text in characters; snapshot returns the rest',
+  },
+  consequentialWords: {
+    env: 'CONSEQUENTIAL_WORDS',
+    schema: list.default([...CONSEQUENTIAL_WORDS]),
+    doc: 'Comma-separated words that make a click or Enter need approval (default: delete, remove, pay, buy, send, publish…)',
   },
   timeoutMs: {
     env: 'DEFAULT_TIMEOUT_MS',

@@ -1,6 +1,6 @@
 import { OpError } from './errors.js';
 
-/** Words that make a click or Enter destructive or transactional (DESIGN §3.6); one list. */
+/** Words that make a click or Enter destructive or transactional (DESIGN §3.6): the default of CONSEQUENTIAL_WORDS. */
 export const CONSEQUENTIAL_WORDS = [
   'delete',
   'remove',
@@ -22,15 +22,16 @@ export const CONSEQUENTIAL_WORDS = [
 ] as const;
 
 /** The consequential word a text contains, matched as whole words, case-insensitively. */
-export function consequentialWord(
-  texts: string[],
-  words: readonly string[] = CONSEQUENTIAL_WORDS,
-): string | undefined {
+export function consequentialWord(texts: string[], words: readonly string[]): string | undefined {
   for (const text of texts) {
     const lower = text.toLowerCase();
-    const hit = words.find((w) =>
-      new RegExp(`(^|[^a-z])${w.replace(/ /g, '\\s+')}($|[^a-z])`).test(lower),
-    );
+    const hit = words.find((w) => {
+      const word = w
+        .toLowerCase()
+        .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+        .replace(/ +/g, '\\s+');
+      return new RegExp(`(^|[^a-z])${word}($|[^a-z])`).test(lower);
+    });
     if (hit) return hit;
   }
   return undefined;

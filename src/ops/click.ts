@@ -99,7 +99,10 @@ export async function requireApproval(
   approved: boolean | undefined,
 ): Promise<void> {
   if (!ctx.approval || approved) return;
-  const word = consequentialWord(await callPage(tab, el.frame, 'intentTexts', el.handle));
+  const word = consequentialWord(
+    await callPage(tab, el.frame, 'intentTexts', el.handle),
+    ctx.config.consequentialWords,
+  );
   if (word)
     throw approvalError(
       ctx.surface === 'flow' ? 'This step' : 'click',

@@ -40,7 +40,10 @@ export const press = defineOp({
       const word =
         handle === null
           ? undefined
-          : consequentialWord(await callPage(tab, frame, 'intentTexts', handle));
+          : consequentialWord(
+              await callPage(tab, frame, 'intentTexts', handle),
+              ctx.config.consequentialWords,
+            );
       if (word)
         throw approvalError(
           'press Enter',

@@ -498,4 +498,14 @@ describe('error kinds map to HTTP statuses', () => {
       assert.equal((await result()).body.data?.result, 'Signed in');
     });
   });
+
+  test('CONSEQUENTIAL_WORDS replaces the list of words that need approval', async () => {
+    await withHarness({ approval: true, consequentialWords: 'sign in' }, async (x) => {
+      await x.op('goto', { url: `${x.server.PREFIX}/delete.html` });
+      const signIn = await x.op('click', { target: { role: 'button', name: 'Sign in' } });
+      assert.equal(signIn.body.error?.kind, 'approval_required');
+      const remove = await x.op('click', { target: { role: 'button', name: 'Delete account' } });
+      assert.equal(remove.body.ok, true, 'delete is no longer on the list');
+    });
+  });
 });
