@@ -17,6 +17,7 @@ import {
   type TabActivity,
 } from '../driver.js';
 import { pageApiExpression } from '../page-script.js';
+import { BoundedLog } from '../bounded-log.js';
 import { fromPlaywright, isPageScriptError, stripPrefix } from './errors.js';
 
 /** One Playwright page as a Driver tab. */
@@ -425,29 +426,4 @@ function resourceType(type: string): ResourceType {
 function stackLocation(stack: string | undefined): { url?: string; line?: number } {
   const m = /^\s*at (?:.*?\()?([a-z][\w+.-]*:\/\/[^\s()]+?):(\d+):\d+\)?\s*$/m.exec(stack ?? '');
   return m ? { url: m[1], line: Number(m[2]) } : {};
-}
-
-/** A per-tab ring of entries; reading returns copies, so later updates do not show through. */
-class BoundedLog<T extends object> {
-  private items: T[] = [];
-  private dropped = 0;
-
-  constructor(private readonly limit: number) {}
-
-  push(item: T): void {
-    this.items.push(item);
-    if (this.items.length > this.limit) {
-      this.items.shift();
-      this.dropped++;
-    }
-  }
-
-  read(clear: boolean): EntryBuffer<T> {
-    const out = { entries: this.items.map((e) => ({ ...e })), dropped: this.dropped };
-    if (clear) {
-      this.items = [];
-      this.dropped = 0;
-    }
-    return out;
-  }
 }
