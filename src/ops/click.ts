@@ -7,7 +7,7 @@ import { callPage } from '../drivers/page-script.js';
 import type { BrowserTab } from '../drivers/driver.js';
 import { defineOp, type OpContext } from './define.js';
 import { actionableElement, findElement, summarise, type FoundElement } from './element.js';
-import { clickAt, MODIFIERS } from './pointer.js';
+import { clickAt, glideArg, MODIFIERS, movePointer } from './pointer.js';
 
 export const click = defineOp({
   name: 'click',
@@ -34,6 +34,7 @@ export const click = defineOp({
       .optional()
       .describe("Open the link's href in a new tab instead of clicking"),
     activate: z.boolean().optional().describe('With new_tab: switch to the new tab (default true)'),
+    glide: glideArg,
     approved: z
       .boolean()
       .optional()
@@ -84,7 +85,28 @@ export const click = defineOp({
     const popup = await callPage(tab, el.frame, 'opensNewTab', el.handle);
     const opened = ctx.session.openedTabs.length;
     ctx.delivered();
-    await clickAt(tab, el.point, { button: args.button, count: args.count, modifiers });
+    if (args.glide) {
+      await movePointer(tab, ctx.session, el.point, { glide: true, notes: ctx.notes });
+      // The path crossed other elements, and one may have opened something over the target:
+      // refuse loudly rather than click whatever now lies there.
+      const now = await callPage(tab, el.frame, 'probe', el.handle, {
+        enabled: true,
+        hitTest: true,
+      });
+      if (!now.ok)
+        throw new OpError(
+          'not_actionable',
+          `${describeTarget(args.target)} on ${tab.url()}: after the pointer glided there, ${now.message ?? 'it could not take the click.'} Nothing was clicked.`,
+          { details: { blocker: now.blocker, element: el.info.desc } },
+        );
+    }
+    await clickAt(tab, ctx.session, el.point, {
+      button: args.button,
+      count: args.count,
+      modifiers,
+      glide: false,
+      notes: ctx.notes,
+    });
     if (popup)
       await waitFor(() => ctx.session.openedTabs.length > opened, ctx.config.settleTimeoutMs);
     return { target: summarise(el) };

@@ -46,7 +46,13 @@ async function setChecked(
     return { checked: want };
   }
   ctx.delivered();
-  await clickAt(tab, el.point, { button: 'left', count: 1, modifiers: [] });
+  await clickAt(tab, ctx.session, el.point, {
+    button: 'left',
+    count: 1,
+    modifiers: [],
+    glide: false,
+    notes: ctx.notes,
+  });
   const now = await callPage(tab, el.frame, 'controlInfo', el.handle);
   if (now.checked !== want) {
     throw new OpError(
@@ -100,7 +106,14 @@ async function typeText(
 ) {
   const text = String(value);
   const focused = await callPage(tab, el.frame, 'focusForTyping', el.handle);
-  if (!focused) await clickAt(tab, el.point, { button: 'left', count: 1, modifiers: [] });
+  if (!focused)
+    await clickAt(tab, ctx.session, el.point, {
+      button: 'left',
+      count: 1,
+      modifiers: [],
+      glide: false,
+      notes: ctx.notes,
+    });
   ctx.delivered();
   if (text === '') {
     await tab.keyDown('Delete');

@@ -5,6 +5,7 @@ import { click } from './click.js';
 import { consoleOp } from './console.js';
 import type { OpDefinition } from './define.js';
 import { dialog } from './dialog.js';
+import { drag } from './drag.js';
 import { evaluate } from './evaluate.js';
 import { fill } from './fill.js';
 import { hover } from './hover.js';
@@ -34,6 +35,7 @@ export const OPS: readonly OpDefinition[] = [
   diff,
   click,
   hover,
+  drag,
   fill,
   press,
   scroll,

@@ -4,6 +4,7 @@ import { looseEnum } from '../core/schema.js';
 import { targetSchema } from '../core/target.js';
 import { callPage } from '../drivers/page-script.js';
 import { defineOp } from './define.js';
+import { movePointer } from './pointer.js';
 import { findElement, summarise } from './element.js';
 
 export const scroll = defineOp({
@@ -39,7 +40,12 @@ export const scroll = defineOp({
     if (args.to) return { data: { scroll: await callPage(tab, [], 'scrollTo', args.to) } };
     // The wheel scrolls whatever is under the pointer, as a person's would; the page itself when nothing is.
     const { width, height } = tab.viewport();
-    await tab.mouseMove(width / 2, height / 2);
+    await movePointer(
+      tab,
+      ctx.session,
+      { x: width / 2, y: height / 2 },
+      { glide: false, notes: ctx.notes },
+    );
     await tab.wheel(args.by_x ?? 0, args.by_y ?? 0);
     return {};
   },

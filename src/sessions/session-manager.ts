@@ -67,6 +67,8 @@ export class SessionManager {
     browser.onTabOpened((tab) => session.openedTabs.push(tab.id));
     session.browser = browser;
     session.activeTabId = browser.tabs()[0]?.id;
+    // A new browser's pointer is somewhere this server did not put it.
+    session.pointer = undefined;
     return { browser, opened: true };
   }
 
@@ -75,6 +77,7 @@ export class SessionManager {
     const browser = session.browser;
     session.browser = undefined;
     session.activeTabId = undefined;
+    session.pointer = undefined;
     session.reading.forgetPages();
     await browser?.close();
     return had;

@@ -13,6 +13,11 @@ export class Session {
   activeTabId?: string;
   lastUrl?: string;
   lastActiveAt = Date.now();
+  /**
+   * Where the last pointer move this server sent left the pointer, in main-viewport coordinates,
+   * and on which tab (each tab has its own). Undefined until a move, and again with a new browser.
+   */
+  pointer?: { x: number; y: number; tab: string };
   /** Ids of tabs the pages opened themselves, in order; ops report the new ones. */
   readonly openedTabs: string[] = [];
   /** What this caller has been shown; cleared with the browser. */

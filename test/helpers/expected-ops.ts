@@ -32,4 +32,5 @@ export const EXPECTED_OPS = [
   'outline',
   'console',
   'network',
+  'drag',
 ] as const;
