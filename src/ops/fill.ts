@@ -21,6 +21,18 @@ function asBoolean(value: unknown): boolean | undefined {
   return undefined;
 }
 
+/** One left click at the control's centre, as a person toggling or focusing it would. */
+function plainClick(ctx: OpContext, tab: BrowserTab, el: ActionableElement): Promise<void> {
+  const options = {
+    button: 'left' as const,
+    count: 1,
+    modifiers: [],
+    glide: false,
+    notes: ctx.notes,
+  };
+  return clickAt(tab, ctx.session, el.point, options);
+}
+
 async function setChecked(
   ctx: OpContext,
   tab: BrowserTab,
@@ -46,13 +58,7 @@ async function setChecked(
     return { checked: want };
   }
   ctx.delivered();
-  await clickAt(tab, ctx.session, el.point, {
-    button: 'left',
-    count: 1,
-    modifiers: [],
-    glide: false,
-    notes: ctx.notes,
-  });
+  await plainClick(ctx, tab, el);
   const now = await callPage(tab, el.frame, 'controlInfo', el.handle);
   if (now.checked !== want) {
     throw new OpError(
@@ -106,14 +112,7 @@ async function typeText(
 ) {
   const text = String(value);
   const focused = await callPage(tab, el.frame, 'focusForTyping', el.handle);
-  if (!focused)
-    await clickAt(tab, ctx.session, el.point, {
-      button: 'left',
-      count: 1,
-      modifiers: [],
-      glide: false,
-      notes: ctx.notes,
-    });
+  if (!focused) await plainClick(ctx, tab, el);
   ctx.delivered();
   if (text === '') {
     await tab.keyDown('Delete');
