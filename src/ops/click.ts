@@ -6,7 +6,13 @@ import { describeTarget, targetSchema } from '../core/target.js';
 import { callPage } from '../drivers/page-script.js';
 import type { BrowserTab } from '../drivers/driver.js';
 import { defineOp, type OpContext } from './define.js';
-import { actionableElement, findElement, summarise, type FoundElement } from './element.js';
+import {
+  actionableElement,
+  findElement,
+  probeOrRefuse,
+  summarise,
+  type FoundElement,
+} from './element.js';
 import { clickAt, glideArg, MODIFIERS, movePointer } from './pointer.js';
 
 export const click = defineOp({
@@ -64,15 +70,7 @@ export const click = defineOp({
       const el = await findElement(tab, args.target);
       await requireApproval(ctx, tab, el, args.approved);
       // Past an overlay only: a hidden or disabled element still refuses (DESIGN §3.4).
-      const verdict = await callPage(tab, el.frame, 'probe', el.handle, {
-        enabled: true,
-        hitTest: false,
-      });
-      if (!verdict.ok)
-        throw new OpError(
-          'not_actionable',
-          `${describeTarget(args.target)} on ${tab.url()}: ${verdict.message}`,
-        );
+      await probeOrRefuse(tab, el, { enabled: true, hitTest: false });
       ctx.delivered();
       await callPage(tab, el.frame, 'domClick', el.handle);
       return { target: summarise(el), data: { forced: true } };
@@ -89,16 +87,12 @@ export const click = defineOp({
       await movePointer(tab, ctx.session, el.point, { glide: true, notes: ctx.notes });
       // The path crossed other elements, and one may have opened something over the target:
       // refuse loudly rather than click whatever now lies there.
-      const now = await callPage(tab, el.frame, 'probe', el.handle, {
-        enabled: true,
-        hitTest: true,
-      });
-      if (!now.ok)
-        throw new OpError(
-          'not_actionable',
-          `${describeTarget(args.target)} on ${tab.url()}: after the pointer glided there, ${now.message ?? 'it could not take the click.'} Nothing was clicked.`,
-          { details: { blocker: now.blocker, element: el.info.desc } },
-        );
+      await probeOrRefuse(
+        tab,
+        el,
+        { enabled: true, hitTest: true },
+        'after the pointer glided there',
+      );
     }
     await clickAt(tab, ctx.session, el.point, {
       button: args.button,

@@ -3,7 +3,13 @@ import type { TargetSummary } from '../core/result.js';
 import { describeTarget, strategyOf, type Target } from '../core/target.js';
 import type { BrowserTab, FramePath } from '../drivers/driver.js';
 import { callPage } from '../drivers/page-script.js';
-import type { ElementInfo, PageTarget, ProbeOptions, TextMatcher } from '../page/protocol.js';
+import type {
+  Actionability,
+  ElementInfo,
+  PageTarget,
+  ProbeOptions,
+  TextMatcher,
+} from '../page/protocol.js';
 import type { ReadingMemory } from '../sessions/reading-memory.js';
 
 /** An element found for a target: where it lives and what it is. */
@@ -185,6 +191,27 @@ export interface ActionableElement extends FoundElement {
   box: { x: number; y: number; width: number; height: number };
 }
 
+/**
+ * Probes a found element and refuses, naming what blocks it, unless it can take input now.
+ * `when` says at which moment it was checked (e.g. "after the pointer glided there").
+ */
+export async function probeOrRefuse(
+  tab: BrowserTab,
+  found: FoundElement,
+  options: ProbeOptions,
+  when?: string,
+): Promise<Actionability & { point: { x: number; y: number } }> {
+  const verdict = await callPage(tab, found.frame, 'probe', found.handle, options);
+  if (verdict.ok && verdict.point) return { ...verdict, point: verdict.point };
+  const kind = verdict.blocker === 'detached' ? 'stale_element' : 'not_actionable';
+  const why = verdict.message ?? 'it is not ready for input.';
+  throw new OpError(
+    kind,
+    `${describeTarget(found.target)} on ${tab.url()}: ${when ? `${when}, ${why} Nothing was clicked.` : why}`,
+    { details: { blocker: verdict.blocker, element: found.info.desc } },
+  );
+}
+
 /** Finds the element and checks it can take input now; otherwise says why (DESIGN §3.4). */
 export async function actionableElement(
   tab: BrowserTab,
@@ -192,17 +219,7 @@ export async function actionableElement(
   options: ProbeOptions,
 ): Promise<ActionableElement> {
   const found = await findElement(tab, target);
-  const verdict = await callPage(tab, found.frame, 'probe', found.handle, options);
-  if (!verdict.ok || !verdict.point) {
-    const kind = verdict.blocker === 'detached' ? 'stale_element' : 'not_actionable';
-    throw new OpError(
-      kind,
-      `${describeTarget(target)} on ${tab.url()}: ${verdict.message ?? 'not ready for input.'}`,
-      {
-        details: { blocker: verdict.blocker, element: found.info.desc },
-      },
-    );
-  }
+  const verdict = await probeOrRefuse(tab, found, options);
   const origin = await frameOrigin(tab, found.frame);
   const box = verdict.box ?? { x: verdict.point.x, y: verdict.point.y, width: 0, height: 0 };
   return {

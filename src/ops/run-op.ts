@@ -105,10 +105,11 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
     const actedOn = tab;
     if (tab) bindReading(tab, session.reading);
     const wantChanges = op.acts && !!tab && (args.diff ?? rt.sessions.config.diff);
-    const trackBefore = wantChanges && tab ? await trackBaseline(tab, session.reading) : undefined;
+    const before = op.acts && tab ? await baseline(tab) : undefined;
+    const trackBefore =
+      wantChanges && tab && before ? await trackBaseline(tab, session.reading, before) : undefined;
     const shellsBefore =
       wantChanges && args.element_diff && tab ? await readShells(tab) : undefined;
-    const before = op.acts && tab ? await baseline(tab) : undefined;
     const tabsOpenedBefore = session.openedTabs.length;
     let delay = 50;
     for (;;) {

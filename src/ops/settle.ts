@@ -12,6 +12,8 @@ const POLL_MS = 25;
 export interface Baseline {
   url: string;
   documentId: string | null;
+  /** DOM mutations since the previous action's mark; null when the page could not be read. */
+  mutations: number | null;
   requestSeq: number;
   navigations: number;
   lastNavigation?: unknown;
@@ -19,11 +21,11 @@ export interface Baseline {
 
 export async function baseline(tab: BrowserTab): Promise<Baseline> {
   const a = tab.activity();
-  await callPage(tab, [], 'mark').catch(() => undefined);
-  const documentId = await callPage(tab, [], 'documentId').catch(() => null);
+  const point = await callPage(tab, [], 'checkpoint').catch(() => null);
   return {
     url: tab.url(),
-    documentId,
+    documentId: point?.documentId ?? null,
+    mutations: point?.mutations ?? null,
     requestSeq: a.requestsStarted,
     navigations: a.navigations,
     lastNavigation: a.lastNavigation,

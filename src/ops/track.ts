@@ -3,6 +3,7 @@ import { callPage } from '../drivers/page-script.js';
 import type { TrackRequest } from '../page/reading.js';
 import { renderTrack, type TrackLine } from '../page/track-format.js';
 import type { ReadingMemory, TrackSnapshot } from '../sessions/reading-memory.js';
+import type { Baseline } from './settle.js';
 
 /** Reads the text track of a tab (or part of it) as a snapshot the memory can keep. */
 export async function readTrack(tab: BrowserTab, request: TrackRequest = {}) {
@@ -143,25 +144,18 @@ export function newPageChanges(
 export async function trackBaseline(
   tab: BrowserTab,
   memory: ReadingMemory,
+  before: Baseline,
 ): Promise<TrackSnapshot | undefined> {
+  const last = memory.baseline(tab.id);
+  // Unreadable now (a dialog blocks it): the last read stands in; a new document is detected after.
+  if (before.documentId === null) return last;
+  const unchanged =
+    last?.documentId === before.documentId && last.url === before.url && before.mutations === 0;
+  if (unchanged) return last;
   try {
-    const last = memory.baseline(tab.id);
-    const [activity, documentId] = await Promise.all([
-      callPage(tab, [], 'activity'),
-      callPage(tab, [], 'documentId'),
-    ]);
-    if (
-      last &&
-      last.documentId === documentId &&
-      last.url === tab.url() &&
-      activity.mutations === 0
-    )
-      return last;
-    const { snapshot } = await readTrack(tab);
-    return snapshot;
+    return (await readTrack(tab)).snapshot;
   } catch {
-    // Unreadable now (a dialog blocks it): the last read stands in; a new document is detected after.
-    return memory.baseline(tab.id);
+    return last;
   }
 }
 

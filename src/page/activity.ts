@@ -32,3 +32,10 @@ export function activity(): ActivityMark {
   if (!observer) mark();
   return { mutations, sinceLastMutationMs: performance.now() - lastMutation };
 }
+
+/** Mutations since the last mark and this document's id, then a new mark: one call per action. */
+export function checkpoint(): { documentId: string; mutations: number } {
+  const { mutations } = activity();
+  mark();
+  return { documentId: id, mutations };
+}
