@@ -8,11 +8,45 @@ export type FramePath = readonly number[];
 
 export type MouseButton = 'left' | 'right' | 'middle';
 
+/** Browsers a session may ask for; a backend refuses one it cannot run with `unsupported`. */
+export const BROWSER_NAMES = ['chromium', 'chrome', 'edge', 'firefox'] as const;
+export type BrowserName = (typeof BROWSER_NAMES)[number];
+
 export interface OpenOptions {
+  /** The session this browser serves (a Grid sees it as `se:swiftbrowseSession`). */
+  session: string;
+  browser: BrowserName;
+  /** A browser version to ask for; undefined means whatever the backend has. */
+  version?: string;
   headless: boolean;
   viewport: { width: number; height: number };
   /** Where this session's downloads land. */
   downloadsDir: string;
+  locale?: string;
+  userAgent?: string;
+  /** A storage-state JSON file (cookies, local storage) to start from. */
+  storageStatePath?: string;
+  /** A persistent profile directory: the session gets a browser process of its own. */
+  profileDir?: string;
+  /** Accept invalid TLS certificates. */
+  insecure?: boolean;
+  /** WebDriver-only named options and raw capabilities (seed 004); other backends ignore them. */
+  webdriver?: {
+    record?: boolean;
+    pageLoadTimeoutMs?: number;
+    scriptTimeoutMs?: number;
+    capabilities?: Record<string, unknown>;
+  };
+  /** Told while opening takes long (a Grid queue), for progress notifications. */
+  onProgress?: (message: string) => void;
+}
+
+/** What actually ran, for `status`. */
+export interface RunningBrowser {
+  browser: string;
+  version: string;
+  /** Where it runs when that is not this machine (a Grid node URI). */
+  node?: string;
 }
 
 export interface NavigationOutcome {
@@ -159,7 +193,16 @@ export interface BrowserSession {
   newTab(): Promise<BrowserTab>;
   /** Called for tabs the page opened itself (target=_blank, window.open). */
   onTabOpened(listener: (tab: BrowserTab) => void): void;
+  /** Cookies and storage of every origin, written as a storage-state JSON file. */
+  saveStorageState(path: string): Promise<void>;
+  /**
+   * What a store keeps to find this browser again after a server restart (a Grid session id);
+   * undefined when the browser cannot outlive this process.
+   */
+  handle(): string | undefined;
+  running(): RunningBrowser;
   close(): Promise<void>;
+  /** True after close() and also when the browser died or was taken away. */
   isClosed(): boolean;
 }
 
@@ -172,6 +215,8 @@ export interface BrowserInfo {
 export interface Driver {
   readonly backend: 'playwright' | 'webdriver';
   open(options: OpenOptions): Promise<BrowserSession>;
+  /** Re-attaches to the browser a `handle()` named; undefined when it is gone (reaped, ended). */
+  attach(handle: string, options: OpenOptions): Promise<BrowserSession | undefined>;
   info(): Promise<BrowserInfo>;
   shutdown(): Promise<void>;
 }

@@ -60,6 +60,8 @@ export class SessionManager {
       );
     }
     const browser = await this.driver.open({
+      session: session.name,
+      browser: 'chromium',
       headless: session.settings.headless,
       viewport: session.settings.viewport,
       downloadsDir: this.downloadsDir(session),

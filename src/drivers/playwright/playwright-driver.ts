@@ -1,6 +1,13 @@
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { OpError } from '../../core/errors.js';
-import type { BrowserInfo, BrowserSession, BrowserTab, Driver, OpenOptions } from '../driver.js';
+import type {
+  BrowserInfo,
+  BrowserSession,
+  BrowserTab,
+  Driver,
+  OpenOptions,
+  RunningBrowser,
+} from '../driver.js';
 import { CHROMIUM_ARGS, findBrowser } from '../find-browser.js';
 import { fromPlaywright } from './errors.js';
 import { PlaywrightTab } from './playwright-tab.js';
@@ -13,7 +20,10 @@ class PlaywrightSession implements BrowserSession {
   private adopting = true;
   private closed = false;
 
-  constructor(private readonly context: BrowserContext) {
+  constructor(
+    private readonly context: BrowserContext,
+    private readonly version: string,
+  ) {
     context.on('page', (page) => {
       if (this.adopting) return;
       const tab = this.adopt(page);
@@ -27,6 +37,14 @@ class PlaywrightSession implements BrowserSession {
     this.open.set(tab.id, tab);
     page.on('close', () => this.open.delete(tab.id));
     return tab;
+  }
+
+  /** Adopts the tab a persistent profile opens with, or opens the first one. */
+  async start(): Promise<void> {
+    const first = this.context.pages()[0];
+    if (!first) return void (await this.newTab());
+    this.adopt(first);
+    this.adopting = false;
   }
 
   tabs(): BrowserTab[] {
@@ -48,8 +66,25 @@ class PlaywrightSession implements BrowserSession {
     this.listeners.push(listener);
   }
 
+  async saveStorageState(path: string): Promise<void> {
+    try {
+      await this.context.storageState({ path });
+    } catch (e) {
+      throw fromPlaywright(e, 'Saving the storage state');
+    }
+  }
+
+  handle(): undefined {
+    return undefined; // a local browser ends with this process
+  }
+
+  running(): RunningBrowser {
+    return { browser: 'chromium', version: this.version };
+  }
+
   async close(): Promise<void> {
     this.closed = true;
+    // A persistent profile's context owns its browser process; closing it ends both.
     await this.context.close().catch(() => undefined);
   }
 
@@ -97,18 +132,59 @@ export class PlaywrightDriver implements Driver {
   }
 
   async open(options: OpenOptions): Promise<BrowserSession> {
+    if (options.browser !== 'chromium' && options.browser !== 'chrome') {
+      throw new OpError(
+        'unsupported',
+        `The local Playwright backend runs Chromium only, not ${options.browser}. Ask for browser "chromium", or use a Selenium Grid (GRID_URL, backend "grid") for ${options.browser}.`,
+      );
+    }
+    const contextOptions = {
+      viewport: options.viewport,
+      acceptDownloads: true,
+      locale: options.locale,
+      userAgent: options.userAgent,
+      ignoreHTTPSErrors: options.insecure ?? false,
+    };
     try {
-      const browser = await this.browser(options.headless);
-      const context = await browser.newContext({
-        viewport: options.viewport,
-        acceptDownloads: true,
-      });
-      const session = new PlaywrightSession(context);
-      await session.newTab();
+      let context: BrowserContext;
+      let version: string;
+      if (options.profileDir) {
+        context = await chromium.launchPersistentContext(options.profileDir, {
+          ...contextOptions,
+          executablePath: this.executable(),
+          headless: options.headless,
+          args: CHROMIUM_ARGS,
+        });
+        version = context.browser()?.version() ?? (await this.info()).version;
+      } else {
+        const browser = await this.browser(options.headless);
+        version = browser.version();
+        context = await browser.newContext({
+          ...contextOptions,
+          storageState: options.storageStatePath,
+        });
+      }
+      if (
+        options.version &&
+        options.version !== version &&
+        !version.startsWith(`${options.version}.`)
+      ) {
+        await context.close().catch(() => undefined);
+        throw new OpError(
+          'unsupported',
+          `This machine's Chromium is ${version}; the local backend cannot run version ${options.version}. Leave version out, or use a Selenium Grid that offers it.`,
+        );
+      }
+      const session = new PlaywrightSession(context, version);
+      await session.start();
       return session;
     } catch (e) {
       throw fromPlaywright(e, 'Starting the browser');
     }
+  }
+
+  async attach(): Promise<undefined> {
+    return undefined; // nothing of a local browser survives a restart
   }
 
   async info(): Promise<BrowserInfo> {
