@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { CONSEQUENTIAL_WORDS } from './core/approval.js';
 import { looseEnum } from './core/schema.js';
+import { parseOriginPattern } from './core/url-policy.js';
 
 const bool = z.union([z.boolean(), z.string()]).transform((v, ctx) => {
   if (typeof v === 'boolean') return v;
@@ -23,6 +24,32 @@ const pathList = z
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
+const originPatterns = list.superRefine((patterns, ctx) => {
+  for (const p of patterns) {
+    try {
+      parseOriginPattern(p);
+    } catch (e) {
+      ctx.addIssue({ code: 'custom', message: (e as Error).message });
+    }
+  }
+});
+
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** A duration in ms from seconds (`90`) or with a unit (`500ms`, `30s`, `30m`, `12h`, `7d`); 0 means never. */
+const duration = z.union([z.number(), z.string()]).transform((v, ctx) => {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/i.exec(String(v));
+  if (!m) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `expected seconds or a duration like 30m, got "${v}"`,
+    });
+    return z.NEVER;
+  }
+  const unit = (m[2]?.toLowerCase() ?? 's') as keyof typeof UNIT_MS;
+  return Math.round(Number(m[1]) * UNIT_MS[unit]);
+});
+
 /**
  * Every setting, its environment variable and its default. The README's configuration table is
  * this list; flags override the environment.
@@ -38,6 +65,11 @@ export const SETTINGS = {
     env: 'SWIFTBROWSE_TOKEN',
     schema: z.string().min(8).optional(),
     doc: 'Bearer token every HTTP request must carry (at least 8 characters)',
+  },
+  adminToken: {
+    env: 'SWIFTBROWSE_ADMIN_TOKEN',
+    schema: z.string().min(8).optional(),
+    doc: 'Operator token for /admin, /logs and /viewer; unset, they answer only on a loopback HOST',
   },
   publicUrl: {
     env: 'PUBLIC_URL',
@@ -130,6 +162,39 @@ export const SETTINGS = {
     env: 'MAX_SESSIONS',
     schema: int(1, 10_000).default(16),
     doc: 'Most live browsers at once',
+  },
+  sessionTtl: {
+    env: 'SESSION_TTL',
+    schema: duration.default(30 * 60_000),
+    doc: 'A session idle this long releases its browser (seconds or 30m/2h; 0 = never); the next op reopens it on the last URL',
+  },
+  sessionRecordTtl: {
+    env: 'SESSION_RECORD_TTL',
+    schema: duration.default(7 * 86_400_000),
+    doc: 'A session record idle this long is forgotten (default 7d; 0 = never)',
+  },
+  gridUrl: {
+    env: 'GRID_URL',
+    schema: z.url().optional(),
+    doc: 'A Selenium Grid (or any W3C WebDriver endpoint); set, sessions use it unless they ask for backend "playwright"',
+  },
+  redisUrl: {
+    env: 'REDIS_URL',
+    schema: z
+      .string()
+      .regex(/^rediss?:\/\//, 'expected redis://host:port or rediss://…')
+      .optional(),
+    doc: 'Keep session records in Redis so they survive a restart (default: in memory)',
+  },
+  allowedUrls: {
+    env: 'ALLOWED_URLS',
+    schema: originPatterns.default([]),
+    doc: 'Origin patterns the browser may navigate to (comma-separated, * wildcards, e.g. https://*.corp.test); empty = all',
+  },
+  blockedUrls: {
+    env: 'BLOCKED_URLS',
+    schema: originPatterns.default([]),
+    doc: 'Origin patterns the browser may never navigate to; wins over ALLOWED_URLS',
   },
   allowedOrigins: {
     env: 'ALLOWED_ORIGINS',

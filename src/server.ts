@@ -5,7 +5,9 @@ import type { Config } from './config.js';
 import { PlaywrightDriver } from './drivers/playwright/playwright-driver.js';
 import { OP_MAP } from './ops/registry.js';
 import type { OpRuntime } from './ops/run-op.js';
+import { RedisStore } from './sessions/redis-store.js';
 import { SessionManager } from './sessions/session-manager.js';
+import { MemoryStore } from './sessions/store.js';
 import { createHttpApp } from './surfaces/http/app.js';
 import { mountMcp } from './surfaces/mcp/http.js';
 import { VERSION } from './version.js';
@@ -19,12 +21,15 @@ export interface SwiftBrowse {
 }
 
 /** The composition root: config in, a running server out. */
-export function createSwiftBrowse(
+export async function createSwiftBrowse(
   config: Config,
   logger: Logger = pino({ level: config.logLevel }),
-): SwiftBrowse {
-  const driver = new PlaywrightDriver(config.browserPath);
-  const sessions = new SessionManager(config, driver);
+): Promise<SwiftBrowse> {
+  const store = config.redisUrl
+    ? await RedisStore.connect(config.redisUrl, config.sessionRecordTtl)
+    : new MemoryStore(config.sessionRecordTtl);
+  const drivers = { playwright: new PlaywrightDriver(config.browserPath) };
+  const sessions = new SessionManager(config, drivers, store, logger);
   const runtime: OpRuntime = { sessions, ops: OP_MAP };
   const app = createHttpApp(runtime, VERSION);
   const mcp = mountMcp(app, runtime);

@@ -3,7 +3,10 @@ import { OpError } from './errors.js';
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** The one rule for session, flow and library names (DESIGN §8): rejected, never rewritten. */
-export function checkName(kind: 'session' | 'flow' | 'library' | 'file', name: string): string {
+export function checkName(
+  kind: 'session' | 'flow' | 'library' | 'file' | 'profile',
+  name: string,
+): string {
   if (!NAME.test(name)) {
     throw new OpError(
       'invalid_argument',

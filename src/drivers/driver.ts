@@ -37,6 +37,11 @@ export interface OpenOptions {
     scriptTimeoutMs?: number;
     capabilities?: Record<string, unknown>;
   };
+  /**
+   * The server's URL policy: called for every main-frame navigation (redirects, `location=`,
+   * `window.open`, new tabs); a returned reason means the driver must stop it before it loads.
+   */
+  refuseNavigation?: (url: string) => string | undefined;
   /** Told while opening takes long (a Grid queue), for progress notifications. */
   onProgress?: (message: string) => void;
 }

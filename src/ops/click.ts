@@ -56,9 +56,11 @@ export const click = defineOp({
           'invalid_argument',
           `new_tab needs a link; ${describeTarget(args.target)} is a <${found.info.tag}> with no href.`,
         );
-      const opened = await (await ctx.sessions.ensureBrowser(ctx.session)).browser.newTab();
+      const opened = await (
+        await ctx.sessions.ensureBrowser(ctx.session, { restore: false })
+      ).browser.newTab();
       ctx.delivered();
-      await opened.goto(href, ctx.config.navigationTimeoutMs);
+      await opened.goto(href, ctx.session.settings.navigationTimeoutMs);
       if (args.activate !== false) {
         ctx.session.activeTabId = opened.id;
         await opened.bringToFront();

@@ -1,62 +1,126 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { z } from 'zod';
-import type { SessionSettings } from '../sessions/session.js';
+import { OpError } from '../core/errors.js';
+import { checkName } from '../core/names.js';
+import { jsonObject, looseEnum, millis } from '../core/schema.js';
+import { BROWSER_NAMES } from '../drivers/driver.js';
+import { applySettings, settingsView } from '../sessions/settings.js';
 import { defineOp } from './define.js';
 import { checkLoaded } from './navigate.js';
 import { listTabs } from './tabs.js';
 
+const viewportSide = (what: string) =>
+  z.coerce.number().int().min(200).max(8000).optional().describe(what);
+
 export const open = defineOp({
   name: 'open',
-  summary: 'Open the session browser with options; ops open one with defaults on demand',
+  summary:
+    'Open the session browser with settings the session keeps (browser, viewport, locale, profile…); other ops open one with the current settings on demand',
   step: false,
   args: z.strictObject({
-    width: z.coerce
-      .number()
-      .int()
-      .min(200)
-      .max(8000)
-      .optional()
-      .describe('Viewport width (default 1280)'),
-    height: z.coerce
-      .number()
-      .int()
-      .min(200)
-      .max(8000)
-      .optional()
-      .describe('Viewport height (default 800)'),
-    headless: z.boolean().optional().describe('Run without a window (default: server setting)'),
     url: z.string().min(1).optional().describe('Load this URL once open'),
+    fresh: z
+      .boolean()
+      .optional()
+      .describe('Start on a blank page instead of the remembered last URL'),
+    backend: looseEnum(['playwright', 'grid'])
+      .optional()
+      .describe('playwright = local Chromium; grid = the Selenium Grid (GRID_URL)'),
+    browser: looseEnum(BROWSER_NAMES)
+      .optional()
+      .describe('chromium (local or Grid), chrome, edge, firefox (Grid)'),
+    version: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Browser version to ask the Grid for; "latest" forgets a remembered one'),
+    width: viewportSide('Viewport width (default 1280)'),
+    height: viewportSide('Viewport height (default 800)'),
+    headless: z.boolean().optional().describe('Run without a window (default: server setting)'),
+    default_timeout: millis('Per-op timeout in ms for this session from now on').optional(),
+    navigation_timeout: millis('goto/back/forward/reload timeout in ms from now on').optional(),
+    locale: z.string().min(2).max(35).optional().describe('Browser locale, e.g. de-DE'),
+    user_agent: z.string().min(1).max(512).optional().describe('User-Agent header and navigator'),
+    storage_state: z
+      .string()
+      .optional()
+      .describe('A state_save file (cookies, local storage) to start from; "" stops using one'),
+    profile: z
+      .string()
+      .optional()
+      .describe(
+        'Persistent profile name: cookies and logins survive restarts and crashes; "" for none',
+      ),
+    insecure: z.boolean().optional().describe('Accept invalid TLS certificates'),
+    record: z.boolean().optional().describe('Ask the Grid to record video (Grid only)'),
+    page_load_timeout: millis('WebDriver page-load timeout in ms (Grid only)').optional(),
+    script_timeout: millis('WebDriver script timeout in ms (Grid only)').optional(),
+    capabilities: jsonObject(z.record(z.string(), z.unknown()))
+      .optional()
+      .describe(
+        'Raw WebDriver capabilities for what no option covers (Grid only); {} forgets them',
+      ),
   }),
   async run(ctx, args) {
     const s = ctx.session;
-    const wanted = {
-      ...s.settings,
-      viewport: {
-        width: args.width ?? s.settings.viewport.width,
-        height: args.height ?? s.settings.viewport.height,
-      },
-      headless: args.headless ?? s.settings.headless,
-    };
-    const relaunch = s.hasBrowser() && wanted.headless !== s.settings.headless;
-    s.settings = wanted;
-    if (relaunch) {
+    if (args.profile) checkName('profile', args.profile);
+    if (args.storage_state) checkName('file', args.storage_state);
+    if (args.url) ctx.sessions.checkNavigation(args.url);
+    const { settings, relaunch } = applySettings(s.settings, {
+      backend: args.backend,
+      browser: args.browser,
+      version: args.version,
+      width: args.width,
+      height: args.height,
+      headless: args.headless,
+      timeoutMs: args.default_timeout,
+      navigationTimeoutMs: args.navigation_timeout,
+      locale: args.locale,
+      userAgent: args.user_agent,
+      storageState: args.storage_state,
+      profile: args.profile,
+      insecure: args.insecure,
+      record: args.record,
+      pageLoadTimeoutMs: args.page_load_timeout,
+      scriptTimeoutMs: args.script_timeout,
+      capabilities: args.capabilities,
+    });
+    if (settings.storageState === '') delete settings.storageState;
+    if (settings.profile === '') delete settings.profile;
+    if (settings.storageState) ctx.sessions.storageStatePath(s, settings.storageState);
+    // Refused before the held browser is ended (seed 004): an unusable backend changes nothing.
+    ctx.sessions.driverFor(settings);
+    if (s.hasBrowser() && relaunch.length) {
       await ctx.sessions.closeBrowser(s);
       ctx.notes.push(
-        'reopened: headless changed, so the browser was restarted (cookies of the old one are gone)',
+        `restarted: ${relaunch.join(', ')} changed, so the browser was restarted (cookies of the old one are gone unless a profile keeps them)`,
       );
     }
-    const tab = await ctx.tab();
+    s.settings = settings;
+    const resume = !args.fresh && !args.url;
+    const { opened } = await ctx.sessions.ensureBrowser(s, { restore: resume, resume }, ctx.notes);
+    if (opened) ctx.notes.push('browser_opened');
+    const tab = s.activeTab();
+    if (!tab) throw new OpError('backend', 'The new browser has no tab; close and open again.');
     const { width, height } = tab.viewport();
-    if (width !== wanted.viewport.width || height !== wanted.viewport.height)
-      await tab.setViewport(wanted.viewport.width, wanted.viewport.height);
+    if (width !== settings.viewport.width || height !== settings.viewport.height)
+      await tab.setViewport(settings.viewport.width, settings.viewport.height);
     if (args.url)
-      checkLoaded(tab, args.url, await tab.goto(args.url, ctx.config.navigationTimeoutMs));
-    return { data: { settings: settingsView(s.settings), tabs: await listTabs(s) } };
+      checkLoaded(tab, args.url, await tab.goto(args.url, settings.navigationTimeoutMs));
+    return {
+      data: {
+        settings: settingsView(s.settings),
+        running: s.browser?.running(),
+        tabs: await listTabs(s),
+      },
+    };
   },
 });
 
 export const close = defineOp({
   name: 'close',
-  summary: "End the session's browser; the session and its settings remain",
+  summary: "End the session's browser; the session, its settings and last URL remain",
   step: false,
   args: z.strictObject({}),
   async run(ctx) {
@@ -69,7 +133,7 @@ export const close = defineOp({
 export const status = defineOp({
   name: 'status',
   summary:
-    'The session: browser open or not, tabs, URL, settings, busy; never waits behind other ops',
+    'The session: browser open or not, tabs, last URL, settings, busy; never waits behind other ops',
   browser: false,
   step: false,
   readOnly: true,
@@ -78,21 +142,48 @@ export const status = defineOp({
     const s = ctx.session;
     const data: Record<string, unknown> = {
       session: s.name,
-      browser: s.hasBrowser() ? 'open' : 'closed',
+      browser: s.hasBrowser() ? 'open' : s.browserState === 'open' ? 'closed' : s.browserState,
       busy: s.busy,
       settings: settingsView(s.settings),
     };
-    if (s.hasBrowser()) data.tabs = await listTabs(s);
+    if (s.hasBrowser()) {
+      data.running = s.browser?.running();
+      data.tabs = await listTabs(s);
+    }
     if (s.lastUrl) data.last_url = s.lastUrl;
     return { data };
   },
 });
 
-/** Settings as a caller sees them: snake_case, like every other field. */
-function settingsView(settings: SessionSettings) {
-  return {
-    headless: settings.headless,
-    viewport: settings.viewport,
-    timeout_ms: settings.timeoutMs,
-  };
-}
+export const stateSave = defineOp({
+  name: 'state_save',
+  summary:
+    "Save the browser's cookies and local storage to a file in the session's files; open with storage_state starts from it",
+  step: false,
+  args: z.strictObject({
+    name: z
+      .string()
+      .default('storage-state.json')
+      .describe('File name (default storage-state.json); saving again overwrites'),
+  }),
+  async run(ctx, args) {
+    checkName('file', args.name);
+    await ctx.tab();
+    const dir = ctx.sessions.downloadsDir(ctx.session);
+    await mkdir(dir, { recursive: true });
+    const path = join(dir, args.name);
+    await ctx.session.browser!.saveStorageState(path);
+    const state = JSON.parse(await readFile(path, 'utf8')) as {
+      cookies?: unknown[];
+      origins?: unknown[];
+    };
+    return {
+      data: {
+        file: args.name,
+        cookies: state.cookies?.length ?? 0,
+        origins: state.origins?.length ?? 0,
+        next: `open with storage_state: "${args.name}" starts a browser from it`,
+      },
+    };
+  },
+});

@@ -30,7 +30,7 @@ function withScheme(url: string): string {
 }
 
 function navTimeoutOf(ctx: OpContext, timeout: number | undefined): number {
-  return timeout ?? ctx.config.navigationTimeoutMs;
+  return timeout ?? ctx.session.settings.navigationTimeoutMs;
 }
 
 export const goto = defineOp({
@@ -54,6 +54,7 @@ export const goto = defineOp({
         `goto: ${JSON.stringify(args.url)} is not a URL; give an absolute URL such as http://127.0.0.1:8765/demo/login.html.`,
       );
     }
+    ctx.sessions.checkNavigation(url);
     const tab = await ctx.tab();
     ctx.delivered();
     return { data: checkLoaded(tab, url, await tab.goto(url, navTimeoutOf(ctx, args.timeout))) };

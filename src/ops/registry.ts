@@ -9,7 +9,7 @@ import { drag } from './drag.js';
 import { evaluate } from './evaluate.js';
 import { fill } from './fill.js';
 import { hover } from './hover.js';
-import { close, open, status } from './lifecycle.js';
+import { close, open, stateSave, status } from './lifecycle.js';
 import { back, forward, goto, reload } from './navigate.js';
 import { network } from './network.js';
 import { press } from './press.js';
@@ -24,6 +24,7 @@ export const OPS: readonly OpDefinition[] = [
   open,
   close,
   status,
+  stateSave,
   goto,
   back,
   forward,

@@ -7,7 +7,7 @@ import { stripUrlCredentials } from '../core/redact.js';
 import { compactResult, type ActionResult, type Check, type Evidence } from '../core/result.js';
 import type { BrowserTab } from '../drivers/driver.js';
 import type { Session } from '../sessions/session.js';
-import type { SessionManager } from '../sessions/session-manager.js';
+import { policyError, type SessionManager } from '../sessions/session-manager.js';
 import type { CommonArgs, OpContext, OpDefinition, OpOutcome, Surface } from './define.js';
 import { bindReading } from './element.js';
 import { baseline, checkNavigation, settle } from './settle.js';
@@ -53,6 +53,7 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
   let error: OpError | undefined;
   let tab: BrowserTab | undefined;
   let conditions: Condition[] | undefined;
+  const refusedBefore = session.refusedNavigations.length;
   try {
     if (!op) {
       throw new OpError(
@@ -76,7 +77,9 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
       signal: request.signal,
       notes,
       tab: async () => {
-        const { opened } = await rt.sessions.ensureBrowser(session);
+        // A goto loads its own URL, so a browser brought back need not load the last one first.
+        const restore = op.name !== 'goto';
+        const { opened } = await rt.sessions.ensureBrowser(session, { restore }, notes);
         if (opened && !notes.includes('browser_opened')) notes.push('browser_opened');
         const active = session.activeTab();
         if (!active)
@@ -177,12 +180,16 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
     if (outcome.error) error = outcome.error;
   } catch (e) {
     error = toOpError(e);
+    // The browser died under the op: say so once; the next op brings a new one back.
+    if (session.browser?.isClosed()) error = rt.sessions.lost(session);
     // A failed check is reported once, under verification, not again in the error.
     if (!checks && Array.isArray(error.details?.checks)) {
       checks = error.details.checks as Check[];
       delete error.details.checks;
     }
   }
+  const refused = session.refusedNavigations.slice(refusedBefore);
+  if (refused.length) error = policyError(refused[0].url, refused[0].reason);
   tab = session.activeTab() ?? tab;
   const evidence: Evidence[] = [...(outcome.evidence ?? [])];
   if (error && op?.acts && tab && !tab.isClosed() && error.kind !== 'invalid_argument') {
@@ -191,7 +198,7 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
   }
   const page =
     tab && !tab.isClosed() ? { url: tab.url(), title: await tab.title(), tab: tab.id } : undefined;
-  if (page) session.lastUrl = page.url;
+  if (page && !page.url.startsWith('chrome-error:')) session.lastUrl = page.url;
   const verification: ActionResult['verification'] = checks
     ? { status: checks.every((c) => c.passed) ? 'passed' : 'failed', checks }
     : { status: 'not_checked' };
@@ -209,6 +216,9 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
     notes,
     timing: { started_at_ms: started, duration_ms: Date.now() - started, timeout_ms: timeoutMs },
   };
+  session.ops++;
+  session.lastActiveAt = Date.now();
+  await rt.sessions.persist(session);
   return scrub(compactResult(result));
 }
 

@@ -40,13 +40,18 @@ export const tabNew = defineOp({
     url: z.string().min(1).optional().describe('URL to load in the new tab'),
   }),
   async run(ctx, args) {
+    if (args.url) ctx.sessions.checkNavigation(args.url);
     await ctx.tab();
     const browser = ctx.session.browser!;
     ctx.delivered();
     const tab = await browser.newTab();
     ctx.session.activeTabId = tab.id;
     if (args.url)
-      checkLoaded(tab, args.url, await tab.goto(args.url, ctx.config.navigationTimeoutMs));
+      checkLoaded(
+        tab,
+        args.url,
+        await tab.goto(args.url, ctx.session.settings.navigationTimeoutMs),
+      );
     return { data: { tab: tab.id, tabs: await listTabs(ctx.session) } };
   },
 });

@@ -1,44 +1,93 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { OpError } from '../core/errors.js';
 import { checkName } from '../core/names.js';
-import type { BrowserSession, Driver } from '../drivers/driver.js';
-import { Session, type SessionSettings } from './session.js';
+import { policyActive, refusedBy, urlPolicy, type UrlPolicy } from '../core/url-policy.js';
+import type { BrowserSession, Driver, OpenOptions } from '../drivers/driver.js';
+import { Session } from './session.js';
+import { defaultSettings, type SessionSettings } from './settings.js';
+import type { SessionRecord, SessionStore } from './store.js';
 
-/** Holds every session by name and opens browsers for them within the limit. */
+/** One stdio process serves one client; an unnamed one gets this private name no caller can produce (DESIGN §6). */
+export const STDIO_SESSION = '_stdio';
+
+/** A navigation the server's URL policy forbids (DESIGN §3.6). */
+export function policyError(url: string, reason: string): OpError {
+  return new OpError(
+    'permission_denied',
+    `Navigation to ${url} was refused by this server's URL policy: ${reason}. This is the operator's rule and no argument overrides it; work on an allowed site, or ask the operator.`,
+  );
+}
+
+export type Backend = SessionSettings['backend'];
+
+export interface EnsureOptions {
+  /** Load the remembered URL into a browser brought back after a crash, idle release or restart. */
+  restore: boolean;
+  /** `open` without `fresh`: also restore after an explicit close. */
+  resume?: boolean;
+}
+
+/** Holds every session by name, keeps their records in the store, opens browsers within the limit. */
 export class SessionManager {
   private readonly sessions = new Map<string, Session>();
+  private readonly loading = new Map<string, Promise<Session>>();
+  /** Which session holds each persistent profile. */
+  private readonly profiles = new Map<string, string>();
+  readonly policy: UrlPolicy;
+  private readonly sweeper?: NodeJS.Timeout;
 
   constructor(
     readonly config: Config,
-    readonly driver: Driver,
-  ) {}
-
-  defaults(): SessionSettings {
-    return {
-      headless: this.config.headless,
-      viewport: { width: this.config.viewportWidth, height: this.config.viewportHeight },
-      timeoutMs: this.config.timeoutMs,
-    };
-  }
-
-  /** The session of this name, created on first use. `_stdio` is the one private name allowed. */
-  get(name: string): Session {
-    if (name !== '_stdio') checkName('session', name);
-    let session = this.sessions.get(name);
-    if (!session) {
-      session = new Session(name, this.defaults());
-      this.sessions.set(name, session);
+    readonly drivers: Partial<Record<Backend, Driver>>,
+    readonly store: SessionStore,
+    private readonly logger?: Logger,
+  ) {
+    this.policy = urlPolicy(config.allowedUrls, config.blockedUrls);
+    if (config.sessionTtl) {
+      const every = Math.max(1000, Math.min(config.sessionTtl / 2, 60_000));
+      this.sweeper = setInterval(() => void this.releaseIdle(), every);
+      this.sweeper.unref();
     }
-    return session;
   }
 
+  /** The session of this name: live here, else its stored record, else a new one. */
+  async get(name: string): Promise<Session> {
+    if (name !== STDIO_SESSION) checkName('session', name);
+    const live = this.sessions.get(name);
+    if (live) return live;
+    let pending = this.loading.get(name);
+    if (!pending) {
+      pending = this.store.load(name).then((record) => {
+        const session = record
+          ? Session.fromRecord(record)
+          : new Session(name, defaultSettings(this.config));
+        this.sessions.set(name, session);
+        this.loading.delete(name);
+        return session;
+      });
+      pending.catch(() => this.loading.delete(name));
+      this.loading.set(name, pending);
+    }
+    return pending;
+  }
+
+  /** A session live in this process, without loading or creating one. */
   find(name: string): Session | undefined {
     return this.sessions.get(name);
   }
 
   list(): Session[] {
     return [...this.sessions.values()];
+  }
+
+  /** Every known session: live ones as they are now, the rest as stored. */
+  async records(): Promise<SessionRecord[]> {
+    const byName = new Map((await this.store.list()).map((r) => [r.name, r]));
+    for (const s of this.sessions.values()) byName.set(s.name, s.record());
+    return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
   }
 
   liveBrowsers(): number {
@@ -49,44 +98,232 @@ export class SessionManager {
     return join(this.config.dataDir, 'sessions', session.name, 'files');
   }
 
-  /** Opens the session's browser if it has none; never closes another to make room. */
-  async ensureBrowser(session: Session): Promise<{ browser: BrowserSession; opened: boolean }> {
+  driverFor(settings: SessionSettings): Driver {
+    const driver = this.drivers[settings.backend];
+    if (!driver) {
+      throw new OpError(
+        'unsupported',
+        settings.backend === 'grid'
+          ? 'This server has no Selenium Grid (GRID_URL is unset), so backend "grid" cannot run. Use backend "playwright", or ask the operator to set GRID_URL.'
+          : 'This server runs no local browser. Use backend "grid".',
+      );
+    }
+    return driver;
+  }
+
+  /** Refuses, before anything loads, a URL the policy forbids. */
+  checkNavigation(url: string): void {
+    const reason = refusedBy(this.policy, url);
+    if (reason) throw policyError(url, reason);
+  }
+
+  /** Saves the session's record; a store failure is logged and never fails the op that ran. */
+  async persist(session: Session): Promise<void> {
+    try {
+      await this.store.save(session.record());
+    } catch (e) {
+      this.logger?.warn({ session: session.name, err: (e as Error).message }, 'session not saved');
+    }
+  }
+
+  /**
+   * The session's browser, opening one if it has none. A browser that died since the last op is
+   * reported once as `backend` (cookies and logins went with it); the next call brings a new one
+   * back on the last URL and says so in `notes`.
+   */
+  async ensureBrowser(
+    session: Session,
+    options: EnsureOptions,
+    notes: string[] = [],
+  ): Promise<{ browser: BrowserSession; opened: boolean }> {
     if (session.browser && !session.browser.isClosed())
       return { browser: session.browser, opened: false };
+    if (session.browser) throw this.lost(session);
+    const previous = session.browserState;
+    const driver = this.driverFor(session.settings);
+    const openOptions = this.openOptions(session);
+    if (session.handle) {
+      const attached = await driver.attach(session.handle, openOptions).catch(() => undefined);
+      if (attached) {
+        this.adopt(session, attached);
+        notes.push(`reattached: the server restarted and found this session's browser again`);
+        return { browser: attached, opened: false };
+      }
+      session.handle = undefined;
+    }
     if (this.liveBrowsers() >= this.config.maxSessions) {
       throw new OpError(
         'session_limit',
         `All ${this.config.maxSessions} browsers (MAX_SESSIONS) are in use, so session "${session.name}" cannot open one. Close a session you no longer need, or ask the operator to raise MAX_SESSIONS.`,
       );
     }
-    const browser = await this.driver.open({
-      session: session.name,
-      browser: 'chromium',
-      headless: session.settings.headless,
-      viewport: session.settings.viewport,
-      downloadsDir: this.downloadsDir(session),
-    });
-    browser.onTabOpened((tab) => session.openedTabs.push(tab.id));
-    session.browser = browser;
-    session.activeTabId = browser.tabs()[0]?.id;
-    // A new browser's pointer is somewhere this server did not put it.
-    session.pointer = undefined;
+    const profile = session.settings.profile;
+    const holder = profile ? this.profiles.get(profile) : undefined;
+    if (profile && holder && holder !== session.name) {
+      throw new OpError(
+        'invalid_argument',
+        `Profile "${profile}" is in use by another session; a profile is held by one session at a time. Choose another profile, or close that session first.`,
+      );
+    }
+    const browser = await driver.open(openOptions);
+    if (profile) this.profiles.set(profile, session.name);
+    this.adopt(session, browser);
+    const url = session.lastUrl;
+    const comeBack = previous !== 'closed' || options.resume;
+    if (options.restore && comeBack && url && url !== 'about:blank') {
+      notes.push(this.restoreNote(session, previous, url));
+      const tab = session.activeTab();
+      const loaded = await tab
+        ?.goto(url, session.settings.navigationTimeoutMs)
+        .catch((e: Error) => ({ error: e.message }));
+      if (loaded?.error) notes.push(`restore_failed: ${url} did not load (${loaded.error})`);
+    }
     return { browser, opened: true };
   }
 
-  async closeBrowser(session: Session): Promise<boolean> {
-    const had = session.hasBrowser();
+  private restoreNote(session: Session, previous: Session['browserState'], url: string): string {
+    const lost = session.settings.profile
+      ? `the persistent profile "${session.settings.profile}" kept its cookies and logins`
+      : 'cookies and logins from before are gone (a persistent profile would keep them)';
+    const why = {
+      lost: 'recovered: the browser had died',
+      released: `reopened: the browser was released after ${Math.round(this.config.sessionTtl / 60_000)} min idle (SESSION_TTL)`,
+      open: 'resumed: the server restarted',
+      closed: 'reopened',
+    }[previous];
+    return `${why}; a new browser opened on the last URL ${url}; ${lost}`;
+  }
+
+  private adopt(session: Session, browser: BrowserSession): void {
+    browser.onTabOpened((tab) => session.openedTabs.push(tab.id));
+    session.browser = browser;
+    session.browserState = 'open';
+    session.handle = browser.handle();
+    session.activeTabId = browser.tabs()[0]?.id;
+    // A new browser's pointer is somewhere this server did not put it.
+    session.pointer = undefined;
+    session.reading.forgetPages();
+  }
+
+  /** Marks a dead browser lost and describes it as the one `backend` answer. */
+  lost(session: Session): OpError {
+    this.dropBrowser(session, 'lost');
+    return new OpError(
+      'backend',
+      `The browser of session "${session.name}" died (crashed, was killed, or its Grid node went away)${session.lastUrl ? ` while on ${session.lastUrl}` : ''}. Send the next op as usual: a new browser opens on the last URL${session.settings.profile ? '' : ', without the cookies and logins of the old one'}.`,
+    );
+  }
+
+  private dropBrowser(
+    session: Session,
+    state: Session['browserState'],
+  ): BrowserSession | undefined {
     const browser = session.browser;
     session.browser = undefined;
     session.activeTabId = undefined;
     session.pointer = undefined;
+    session.handle = undefined;
+    session.browserState = state;
     session.reading.forgetPages();
-    await browser?.close();
+    const profile = session.settings.profile;
+    if (profile && this.profiles.get(profile) === session.name) this.profiles.delete(profile);
+    return browser;
+  }
+
+  openOptions(session: Session): OpenOptions {
+    const s = session.settings;
+    const dir = this.downloadsDir(session);
+    return {
+      session: session.name,
+      browser: s.browser,
+      version: s.version,
+      headless: s.headless,
+      viewport: s.viewport,
+      downloadsDir: dir,
+      locale: s.locale,
+      userAgent: s.userAgent,
+      storageStatePath: s.storageState ? this.storageStatePath(session, s.storageState) : undefined,
+      profileDir: s.profile ? join(this.config.dataDir, 'profiles', s.profile) : undefined,
+      insecure: s.insecure,
+      webdriver: {
+        record: s.record,
+        pageLoadTimeoutMs: s.pageLoadTimeoutMs,
+        scriptTimeoutMs: s.scriptTimeoutMs,
+        capabilities: s.capabilities,
+      },
+      refuseNavigation: policyActive(this.policy)
+        ? (url) => {
+            const reason = refusedBy(this.policy, url);
+            if (reason) session.refusedNavigations.push({ url, reason });
+            return reason;
+          }
+        : undefined,
+    };
+  }
+
+  /** A storage-state file by name: the session's files first, then its kept files. */
+  storageStatePath(session: Session, name: string): string {
+    const candidates = [
+      join(this.downloadsDir(session), name),
+      join(this.config.dataDir, 'files', session.name, name),
+    ];
+    const found = candidates.find((p) => existsSync(p));
+    if (!found) {
+      throw new OpError(
+        'invalid_argument',
+        `No storage-state file "${name}" in session "${session.name}"'s files. Save one first with state_save, or leave storage_state out.`,
+      );
+    }
+    return found;
+  }
+
+  async closeBrowser(session: Session): Promise<boolean> {
+    const had = session.hasBrowser();
+    await this.dropBrowser(session, 'closed')?.close();
     return had;
   }
 
+  /** Ends the session's browser and forgets its record; a new op starts it from nothing. */
+  async forget(name: string): Promise<boolean> {
+    const session = this.sessions.get(name);
+    if (session) await this.closeBrowser(session);
+    const known = !!session || !!(await this.store.load(name));
+    this.sessions.delete(name);
+    await this.store.delete(name);
+    return known;
+  }
+
+  /** Releases browsers idle past SESSION_TTL; their sessions come back on the last URL. */
+  async releaseIdle(now = Date.now()): Promise<string[]> {
+    const released: string[] = [];
+    for (const s of this.list()) {
+      if (!s.hasBrowser() || s.busy || now - s.lastActiveAt < this.config.sessionTtl) continue;
+      await this.dropBrowser(s, 'released')?.close();
+      await this.persist(s);
+      released.push(s.name);
+      this.logger?.info({ session: s.name }, 'idle session released its browser');
+    }
+    return released;
+  }
+
+  /**
+   * Ends this process's hold on every browser. With a store that outlives the process, records
+   * keep saying `open`, so the next server brings each browser back (or re-attaches to it).
+   */
   async shutdown(): Promise<void> {
-    await Promise.all(this.list().map((s) => this.closeBrowser(s)));
-    await this.driver.shutdown();
+    if (this.sweeper) clearInterval(this.sweeper);
+    const durable = this.store.kind !== 'memory';
+    await Promise.all(
+      this.list().map(async (s) => {
+        const browser = s.browser;
+        if (!browser) return;
+        if (durable) await this.persist(s);
+        // A Grid browser outlives this process: leave it for the next server to re-attach.
+        if (durable && browser.handle()) return;
+        await browser.close();
+      }),
+    );
+    await Promise.all(Object.values(this.drivers).map((d) => d.shutdown()));
+    await this.store.close();
   }
 }

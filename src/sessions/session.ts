@@ -1,18 +1,25 @@
 import type { BrowserSession, BrowserTab } from '../drivers/driver.js';
 import { ReadingMemory } from './reading-memory.js';
+import type { SessionSettings } from './settings.js';
+import type { BrowserState, SessionRecord } from './store.js';
 
-export interface SessionSettings {
-  headless: boolean;
-  viewport: { width: number; height: number };
-  timeoutMs: number;
-}
+export type { SessionSettings } from './settings.js';
 
 /** Who is calling: their settings, their browser if they have one, their tabs and counters. */
 export class Session {
   browser?: BrowserSession;
+  /** What happened to the browser last; decides whether the next op brings it back. */
+  browserState: BrowserState = 'closed';
   activeTabId?: string;
   lastUrl?: string;
+  createdAt = Date.now();
   lastActiveAt = Date.now();
+  /** Ops run in this session, over its whole life. */
+  ops = 0;
+  /** The driver's handle on a browser that can outlive this process (a Grid session id). */
+  handle?: string;
+  /** Main-frame navigations the URL policy refused, newest last; ops report the ones they caused. */
+  readonly refusedNavigations: { url: string; reason: string }[] = [];
   /**
    * Where the last pointer move this server sent left the pointer, in main-viewport coordinates,
    * and on which tab (each tab has its own). Undefined until a move, and again with a new browser.
@@ -30,6 +37,34 @@ export class Session {
     readonly name: string,
     public settings: SessionSettings,
   ) {}
+
+  static fromRecord(record: SessionRecord): Session {
+    const session = new Session(record.name, record.settings);
+    session.browserState = record.browserState;
+    session.lastUrl = record.lastUrl;
+    session.pointer = record.pointer;
+    session.counter = record.counter;
+    session.handle = record.handle;
+    session.ops = record.ops;
+    session.createdAt = record.createdAt;
+    session.lastActiveAt = record.lastActiveAt;
+    return session;
+  }
+
+  record(): SessionRecord {
+    return {
+      name: this.name,
+      settings: this.settings,
+      browserState: this.browserState,
+      lastUrl: this.lastUrl,
+      pointer: this.pointer,
+      counter: this.counter,
+      handle: this.handle,
+      ops: this.ops,
+      createdAt: this.createdAt,
+      lastActiveAt: this.lastActiveAt,
+    };
+  }
 
   nextActionId(): string {
     return `${this.name}-${++this.counter}`;

@@ -23,6 +23,7 @@ export const EXPECTED_OPS = [
   'upload',
   'open',
   'status',
+  'state_save',
   'close',
   'batch',
   'snapshot',

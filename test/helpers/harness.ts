@@ -30,7 +30,7 @@ export async function startHarness(settings: ConfigInput = {}): Promise<Harness>
   const server = await startFixtureServer();
   const dataDir = mkdtempSync(join(tmpdir(), 'swiftbrowse-test-'));
   const config = loadConfig({}, { port: 0, dataDir, timeoutMs: 5000, ...settings });
-  const app = createSwiftBrowse(config, pino({ level: 'silent' }));
+  const app = await createSwiftBrowse(config, pino({ level: 'silent' }));
   const url = await app.listen();
   const request = (path: string, init?: RequestInit) => fetch(`${url}${path}`, init);
   return {

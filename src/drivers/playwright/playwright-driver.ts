@@ -93,6 +93,42 @@ class PlaywrightSession implements BrowserSession {
   }
 }
 
+/**
+ * Stops every main-frame navigation the policy refuses before it loads. Redirects never reach a
+ * route handler, so a main-frame document is fetched without following them and each hop is
+ * checked; the browser then follows an allowed hop as a new, again routed, request.
+ */
+async function guardNavigations(
+  context: BrowserContext,
+  refuse: (url: string) => string | undefined,
+): Promise<void> {
+  await context.route(
+    () => true,
+    async (route) => {
+      const request = route.request();
+      let mainFrame = false;
+      try {
+        mainFrame = request.isNavigationRequest() && request.frame().parentFrame() === null;
+      } catch {
+        mainFrame = false; // a service worker's request has no frame
+      }
+      if (!mainFrame) return route.fallback();
+      if (refuse(request.url())) return route.abort('blockedbyclient');
+      try {
+        const response = await route.fetch({ maxRedirects: 0 });
+        const location = response.headers()['location'];
+        if (response.status() >= 300 && response.status() < 400 && location) {
+          if (refuse(new URL(location, request.url()).href)) return route.abort('blockedbyclient');
+        }
+        return route.fulfill({ response });
+      } catch {
+        // Unreachable from here too: let the browser fail it with its own error text.
+        return route.continue().catch(() => undefined);
+      }
+    },
+  );
+}
+
 /** Local Chromium through playwright-core: one browser process per launch setting, a context per session. */
 export class PlaywrightDriver implements Driver {
   readonly backend = 'playwright' as const;
@@ -175,6 +211,7 @@ export class PlaywrightDriver implements Driver {
           `This machine's Chromium is ${version}; the local backend cannot run version ${options.version}. Leave version out, or use a Selenium Grid that offers it.`,
         );
       }
+      if (options.refuseNavigation) await guardNavigations(context, options.refuseNavigation);
       const session = new PlaywrightSession(context, version);
       await session.start();
       return session;

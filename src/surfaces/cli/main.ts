@@ -106,7 +106,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
   addServeFlags(program.command('serve').description('Run the server in the foreground')).action(
     async (_o, cmd: Command) => {
       const config = loadConfig(process.env, serveFlags(cmd));
-      const app = createSwiftBrowse(config);
+      const app = await createSwiftBrowse(config);
       await app.listen();
       await new Promise<void>((resolve) => {
         const stop = () => resolve();

@@ -102,7 +102,7 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
         await runOp(rt, {
           op,
           args,
-          session: session(c),
+          session: await session(c),
           surface: 'http',
           signal: c.req.raw.signal,
         }),

@@ -34,7 +34,7 @@ export interface McpServerOptions {
   /** Consequential actions need `approved: true` (DESIGN §3.6: on by default over MCP). */
   approval: boolean;
   /** The caller's session for this request; throws an OpError when none is named. */
-  sessionOf(extra: RequestExtra): Session;
+  sessionOf(extra: RequestExtra): Promise<Session>;
 }
 
 export const SERVER_INFO = { name: 'swiftbrowse', version: VERSION };
@@ -70,7 +70,7 @@ export function createMcpServer(options: McpServerOptions): Server {
   const resourcesOf = (extra: RequestExtra): ResourceSource => ({
     opListing: () => opListing(runtime.ops.values()),
     sessionStatus: async () => {
-      const session = options.sessionOf(extra);
+      const session = await options.sessionOf(extra);
       const result = await runOp(runtime, { op: 'status', args: {}, session, surface: 'mcp' });
       if (!result.ok && result.error) throw new OpError(result.error.kind, result.error.message);
       return result.data;
@@ -104,7 +104,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     const label = tool.startsWith(TOOL_PREFIX) ? tool.slice(TOOL_PREFIX.length) : tool;
     try {
       const call = opCallOf(runtime.ops, tool, request.params.arguments);
-      const session = options.sessionOf(extra);
+      const session = await options.sessionOf(extra);
       const result = await withProgress(progressSink(extra), call.op, (report) =>
         runOp(runtime, {
           op: call.op,

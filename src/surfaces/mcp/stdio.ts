@@ -4,11 +4,9 @@ import { pino } from 'pino';
 import type { Config } from '../../config.js';
 import { createSwiftBrowse } from '../../server.js';
 import { resolveSessionName } from '../../sessions/resolve.js';
+import { STDIO_SESSION } from '../../sessions/session-manager.js';
 import { createMcpServer } from './mcp-server.js';
 import type { ToolSet } from './tools.js';
-
-/** One stdio process serves one client; an unnamed one gets this private session (DESIGN §6). */
-export const STDIO_SESSION = '_stdio';
 
 /** Serves `server` on stdin/stdout until the client hangs up or the process is told to stop. */
 export async function serveOnStdio(server: Server): Promise<void> {
@@ -31,7 +29,10 @@ export async function runStdioMcp(options: {
 }): Promise<void> {
   const { config } = options;
   // stdout carries the protocol: every log line goes to stderr.
-  const app = createSwiftBrowse(config, pino({ level: config.logLevel }, pino.destination(2)));
+  const app = await createSwiftBrowse(
+    config,
+    pino({ level: config.logLevel }, pino.destination(2)),
+  );
   const name = options.session ? resolveSessionName({ flag: options.session }) : STDIO_SESSION;
   const server = createMcpServer({
     runtime: app.runtime,

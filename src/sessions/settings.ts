@@ -1,0 +1,136 @@
+import { z } from 'zod';
+import type { Config } from '../config.js';
+import { BROWSER_NAMES } from '../drivers/driver.js';
+
+/**
+ * What a session asked for (DESIGN §6). The cascade is config < session < call: these start from
+ * the config, `open` changes them for the session, an op's own `timeout` wins for that call.
+ */
+export const sessionSettingsSchema = z.object({
+  backend: z.enum(['playwright', 'grid']),
+  browser: z.enum(BROWSER_NAMES),
+  version: z.string().optional(),
+  headless: z.boolean(),
+  viewport: z.object({ width: z.number().int(), height: z.number().int() }),
+  timeoutMs: z.number().int(),
+  navigationTimeoutMs: z.number().int(),
+  locale: z.string().optional(),
+  userAgent: z.string().optional(),
+  /** A storage-state file (in the session's files) the next browser starts from. */
+  storageState: z.string().optional(),
+  /** A persistent profile under DATA_DIR/profiles/. */
+  profile: z.string().optional(),
+  insecure: z.boolean().optional(),
+  record: z.boolean().optional(),
+  pageLoadTimeoutMs: z.number().int().optional(),
+  scriptTimeoutMs: z.number().int().optional(),
+  /** The caller's raw WebDriver capabilities, remembered whole (seed 004). */
+  capabilities: z.record(z.string(), z.unknown()).optional(),
+});
+
+export type SessionSettings = z.infer<typeof sessionSettingsSchema>;
+
+export function defaultSettings(config: Config): SessionSettings {
+  return {
+    backend: config.gridUrl ? 'grid' : 'playwright',
+    browser: 'chromium',
+    headless: config.headless,
+    viewport: { width: config.viewportWidth, height: config.viewportHeight },
+    timeoutMs: config.timeoutMs,
+    navigationTimeoutMs: config.navigationTimeoutMs,
+  };
+}
+
+/** Settings as a caller sees them: snake_case like every other field, unset ones left out. */
+export function settingsView(s: SessionSettings): Record<string, unknown> {
+  const view: Record<string, unknown> = {
+    backend: s.backend,
+    browser: s.browser,
+    version: s.version,
+    headless: s.headless,
+    viewport: s.viewport,
+    timeout_ms: s.timeoutMs,
+    navigation_timeout_ms: s.navigationTimeoutMs,
+    locale: s.locale,
+    user_agent: s.userAgent,
+    storage_state: s.storageState,
+    profile: s.profile,
+    insecure: s.insecure,
+    record: s.record,
+    page_load_timeout_ms: s.pageLoadTimeoutMs,
+    script_timeout_ms: s.scriptTimeoutMs,
+    capabilities: s.capabilities,
+  };
+  for (const k of Object.keys(view)) if (view[k] === undefined) delete view[k];
+  return view;
+}
+
+/** What `open` may change; absent fields keep the remembered value. */
+export interface SettingsChange {
+  backend?: SessionSettings['backend'];
+  browser?: SessionSettings['browser'];
+  version?: string;
+  width?: number;
+  height?: number;
+  headless?: boolean;
+  timeoutMs?: number;
+  navigationTimeoutMs?: number;
+  locale?: string;
+  userAgent?: string;
+  storageState?: string;
+  profile?: string;
+  insecure?: boolean;
+  record?: boolean;
+  pageLoadTimeoutMs?: number;
+  scriptTimeoutMs?: number;
+  capabilities?: Record<string, unknown>;
+}
+
+/** Fields a running browser cannot take on: changing one restarts it. */
+const LAUNCH_FIELDS = [
+  'backend',
+  'browser',
+  'version',
+  'headless',
+  'locale',
+  'userAgent',
+  'storageState',
+  'profile',
+  'insecure',
+  'record',
+  'pageLoadTimeoutMs',
+  'scriptTimeoutMs',
+  'capabilities',
+] as const;
+
+/**
+ * The session's settings after `open` (seed 004's remembering rules): `version: "latest"` clears
+ * the remembered version, a change of browser drops it, `capabilities: {}` clears the raw object.
+ * Returns the launch fields that changed, so the caller knows whether to restart the browser.
+ */
+export function applySettings(
+  current: SessionSettings,
+  change: SettingsChange,
+): { settings: SessionSettings; relaunch: string[] } {
+  const next: SessionSettings = { ...current, viewport: { ...current.viewport } };
+  const { width, height, version, capabilities, ...rest } = change;
+  for (const [key, value] of Object.entries(rest))
+    if (value !== undefined) (next as Record<string, unknown>)[key] = value;
+  if (width !== undefined) next.viewport.width = width;
+  if (height !== undefined) next.viewport.height = height;
+  if (change.browser && change.browser !== current.browser) delete next.version;
+  if (version !== undefined) {
+    if (version.toLowerCase() === 'latest') delete next.version;
+    else next.version = version;
+  }
+  if (capabilities !== undefined) {
+    if (Object.keys(capabilities).length) next.capabilities = capabilities;
+    else delete next.capabilities;
+  }
+  const relaunch = LAUNCH_FIELDS.filter(
+    (k) => JSON.stringify(current[k]) !== JSON.stringify(next[k]),
+  ).map(snake);
+  return { settings: next, relaunch };
+}
+
+const snake = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
