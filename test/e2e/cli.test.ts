@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import type { ActionResult } from '../../src/core/result.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { EXPECTED_OPS } from '../helpers/expected-ops.js';
+import { freePort } from '../helpers/ports.js';
 
 const MAIN = fileURLToPath(new URL('../../src/surfaces/cli/main.js', import.meta.url));
 
@@ -17,18 +17,6 @@ interface CliRun {
   stdout: string;
   stderr: string;
   ms: number;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no TCP address');
-  return address.port;
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'swiftbrowse-cli-'));

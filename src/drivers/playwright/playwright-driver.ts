@@ -106,19 +106,20 @@ async function guardNavigations(
     () => true,
     async (route) => {
       const request = route.request();
-      let mainFrame = false;
+      let mainFrame = request.isNavigationRequest();
       try {
-        mainFrame = request.isNavigationRequest() && request.frame().parentFrame() === null;
+        mainFrame &&= request.frame().parentFrame() === null;
       } catch {
-        mainFrame = false; // a service worker's request has no frame
+        // A popup's first navigation is issued before its frame exists: a main frame all the same.
       }
       if (!mainFrame) return route.fallback();
-      if (refuse(request.url())) return route.abort('blockedbyclient');
+      // `aborted` leaves the tab on the page it was on, where `blockedbyclient` shows an error page.
+      if (refuse(request.url())) return route.abort('aborted');
       try {
         const response = await route.fetch({ maxRedirects: 0 });
         const location = response.headers()['location'];
         if (response.status() >= 300 && response.status() < 400 && location) {
-          if (refuse(new URL(location, request.url()).href)) return route.abort('blockedbyclient');
+          if (refuse(new URL(location, request.url()).href)) return route.abort('aborted');
         }
         return route.fulfill({ response });
       } catch {

@@ -51,12 +51,20 @@ function serveFlags(cmd: Command): ConfigInput {
 function client(program: Command): ClientOptions {
   const o = program.opts<{ server?: string; session?: string; token?: string }>();
   const port = process.env.PORT ?? '8765';
+  const session = o.session ?? process.env.SWIFTBROWSE_SESSION;
+  if (session) {
+    try {
+      resolveSessionName({ flag: session });
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+  }
   return {
     server: (o.server ?? process.env.SWIFTBROWSE_URL ?? `http://127.0.0.1:${port}`).replace(
       /\/$/,
       '',
     ),
-    session: o.session ?? process.env.SWIFTBROWSE_SESSION,
+    session,
     token: o.token ?? process.env.SWIFTBROWSE_TOKEN,
   };
 }
