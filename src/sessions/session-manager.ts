@@ -145,7 +145,7 @@ export class SessionManager {
     if (session.handle) {
       const attached = await driver.attach(session.handle, openOptions).catch(() => undefined);
       if (attached) {
-        this.adopt(session, attached);
+        this.adopt(session, attached, true);
         notes.push(`reattached: the server restarted and found this session's browser again`);
         return { browser: attached, opened: false };
       }
@@ -194,14 +194,14 @@ export class SessionManager {
     return `${why}; a new browser opened on the last URL ${url}; ${lost}`;
   }
 
-  private adopt(session: Session, browser: BrowserSession): void {
+  private adopt(session: Session, browser: BrowserSession, reattached = false): void {
     browser.onTabOpened((tab) => session.openedTabs.push(tab.id));
     session.browser = browser;
     session.browserState = 'open';
     session.handle = browser.handle();
     session.activeTabId = browser.tabs()[0]?.id;
-    // A new browser's pointer is somewhere this server did not put it.
-    session.pointer = undefined;
+    // A re-attached browser's pointer is where the stored record says; a new one's is unknown.
+    if (!reattached) session.pointer = undefined;
     session.reading.forgetPages();
   }
 

@@ -9,6 +9,8 @@ import { opListing } from '../../ops/listing.js';
 import { runOp, type OpRuntime } from '../../ops/run-op.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
 import { resolveSessionName } from '../../sessions/resolve.js';
+import { adminRoutes } from './admin.js';
+import { isOperatorPath, operatorGuard } from './operator.js';
 
 type Status = 200 | (typeof ERROR_KINDS)[keyof typeof ERROR_KINDS]['http'];
 
@@ -45,7 +47,14 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
         ),
       );
     }
-    if (config.token && !c.req.path.startsWith('/demo/') && c.req.path !== '/health') {
+    // Operator routes answer to the operator token instead, when one is set.
+    const operatorAuth = !!config.adminToken && isOperatorPath(c.req.path);
+    if (
+      config.token &&
+      !operatorAuth &&
+      !c.req.path.startsWith('/demo/') &&
+      c.req.path !== '/health'
+    ) {
       if (c.req.header('authorization') !== `Bearer ${config.token}`) {
         return c.json(
           {
@@ -166,6 +175,10 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
     }
     return call(c, op, args);
   });
+
+  const guard = operatorGuard(config);
+  app.use('*', (c, next) => (isOperatorPath(c.req.path) ? guard(c, next) : next()));
+  app.route('/admin', adminRoutes(rt));
 
   app.use('/demo/*', serveStatic({ root: PACKAGE_ROOT, rewriteRequestPath: (p) => p }));
   app.get('/demo', (c) => c.redirect('/demo/index.html'));

@@ -1,0 +1,58 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import { isLoopback, type Config } from '../../config.js';
+
+/** Routes for the operator, not for callers: they see every session (DESIGN §13). */
+export const OPERATOR_PREFIXES = ['/admin', '/logs', '/viewer'] as const;
+
+export const OPERATOR_COOKIE = 'swiftbrowse_operator';
+
+export function isOperatorPath(path: string): boolean {
+  return OPERATOR_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`));
+}
+
+function refuse(c: Context, status: 401 | 403, message: string) {
+  return c.json(
+    { ok: false, error: { kind: 'permission_denied', message, recoverable: false } },
+    status,
+  );
+}
+
+/**
+ * Guards operator routes. With SWIFTBROWSE_ADMIN_TOKEN set they need it (as a bearer token, or
+ * the cookie the viewer sets from `?token=` once); unset, they answer only on a loopback HOST,
+ * behind SWIFTBROWSE_TOKEN like every other route.
+ */
+export function operatorGuard(config: Config): MiddlewareHandler {
+  return async (c, next) => {
+    const token = config.adminToken;
+    if (!token) {
+      if (isLoopback(config.host)) return next();
+      return refuse(
+        c,
+        403,
+        `Operator routes (${OPERATOR_PREFIXES.join(', ')}) are off on a non-loopback HOST until SWIFTBROWSE_ADMIN_TOKEN is set.`,
+      );
+    }
+    const offered = c.req.query('token');
+    if (offered === token && c.req.method === 'GET') {
+      // The viewer takes the token once: keep it in a cookie and drop it from the address bar.
+      setCookie(c, OPERATOR_COOKIE, token, {
+        httpOnly: true,
+        sameSite: 'Strict',
+        path: '/',
+        secure: new URL(c.req.url).protocol === 'https:',
+      });
+      const url = new URL(c.req.url);
+      url.searchParams.delete('token');
+      return c.redirect(`${url.pathname}${url.search}`);
+    }
+    const bearer = c.req.header('authorization') === `Bearer ${token}`;
+    if (bearer || getCookie(c, OPERATOR_COOKIE) === token) return next();
+    return refuse(
+      c,
+      401,
+      'This is an operator route: send Authorization: Bearer <SWIFTBROWSE_ADMIN_TOKEN> (a browser can open /viewer?token=<SWIFTBROWSE_ADMIN_TOKEN> once).',
+    );
+  };
+}
