@@ -16,51 +16,30 @@ const viewportSide = (what: string) =>
 export const open = defineOp({
   name: 'open',
   summary:
-    'Open the session browser with settings the session keeps (browser, viewport, locale, profile…); other ops open one with the current settings on demand',
+    'Open the browser with settings the session keeps; resumes the last URL unless fresh or url. Other ops open one on demand',
   step: false,
   args: z.strictObject({
-    url: z.string().min(1).optional().describe('Load this URL once open'),
-    fresh: z
-      .boolean()
-      .optional()
-      .describe('Start on a blank page instead of the remembered last URL'),
-    backend: looseEnum(['playwright', 'grid'])
-      .optional()
-      .describe('playwright = local Chromium; grid = the Selenium Grid (GRID_URL)'),
-    browser: looseEnum(BROWSER_NAMES)
-      .optional()
-      .describe('chromium (local or Grid), chrome, edge, firefox (Grid)'),
-    version: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('Browser version to ask the Grid for; "latest" forgets a remembered one'),
-    width: viewportSide('Viewport width (default 1280)'),
-    height: viewportSide('Viewport height (default 800)'),
-    headless: z.boolean().optional().describe('Run without a window (default: server setting)'),
-    default_timeout: millis('Per-op timeout in ms for this session from now on').optional(),
-    navigation_timeout: millis('goto/back/forward/reload timeout in ms from now on').optional(),
-    locale: z.string().min(2).max(35).optional().describe('Browser locale, e.g. de-DE'),
-    user_agent: z.string().min(1).max(512).optional().describe('User-Agent header and navigator'),
-    storage_state: z
-      .string()
-      .optional()
-      .describe('A state_save file (cookies, local storage) to start from; "" stops using one'),
-    profile: z
-      .string()
-      .optional()
-      .describe(
-        'Persistent profile name: cookies and logins survive restarts and crashes; "" for none',
-      ),
+    url: z.string().min(1).optional().describe('Load this URL'),
+    fresh: z.boolean().optional().describe('Blank page, not the last URL'),
+    backend: looseEnum(['playwright', 'grid']).optional(),
+    browser: looseEnum(BROWSER_NAMES).optional(),
+    version: z.string().min(1).optional().describe('Grid; "latest" forgets it'),
+    width: viewportSide('Viewport'),
+    height: viewportSide('Viewport'),
+    headless: z.boolean().optional(),
+    default_timeout: millis('Op timeout (ms) from now on').optional(),
+    navigation_timeout: millis('Navigation timeout (ms) from now on').optional(),
+    locale: z.string().min(2).max(35).optional().describe('e.g. de-DE'),
+    user_agent: z.string().min(1).max(512).optional(),
+    storage_state: z.string().optional().describe('A state_save file to start from; "" none'),
+    profile: z.string().optional().describe('Persistent profile: logins survive; "" none'),
     insecure: z.boolean().optional().describe('Accept invalid TLS certificates'),
-    record: z.boolean().optional().describe('Ask the Grid to record video (Grid only)'),
-    page_load_timeout: millis('WebDriver page-load timeout in ms (Grid only)').optional(),
-    script_timeout: millis('WebDriver script timeout in ms (Grid only)').optional(),
+    record: z.boolean().optional().describe('Grid only'),
+    page_load_timeout: millis('Grid only, ms').optional(),
+    script_timeout: millis('Grid only, ms').optional(),
     capabilities: jsonObject(z.record(z.string(), z.unknown()))
       .optional()
-      .describe(
-        'Raw WebDriver capabilities for what no option covers (Grid only); {} forgets them',
-      ),
+      .describe('Raw WebDriver capabilities no option covers (Grid); {} forgets'),
   }),
   async run(ctx, args) {
     const s = ctx.session;
@@ -98,6 +77,8 @@ export const open = defineOp({
       );
     }
     s.settings = settings;
+    // A resized viewport moves everything under the pointer: from here its place is unknown.
+    s.pointer = undefined;
     const resume = !args.fresh && !args.url;
     const { opened } = await ctx.sessions.ensureBrowser(s, { restore: resume, resume }, ctx.notes);
     if (opened) ctx.notes.push('browser_opened');

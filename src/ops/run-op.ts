@@ -53,6 +53,7 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
   let error: OpError | undefined;
   let tab: BrowserTab | undefined;
   let conditions: Condition[] | undefined;
+  session.refusedNavigations.splice(0, session.refusedNavigations.length - 20);
   const refusedBefore = session.refusedNavigations.length;
   try {
     if (!op) {

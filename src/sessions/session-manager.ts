@@ -46,9 +46,10 @@ export class SessionManager {
     private readonly logger?: Logger,
   ) {
     this.policy = urlPolicy(config.allowedUrls, config.blockedUrls);
-    if (config.sessionTtl) {
-      const every = Math.max(1000, Math.min(config.sessionTtl / 2, 60_000));
-      this.sweeper = setInterval(() => void this.releaseIdle(), every);
+    const shortest = Math.min(config.sessionTtl || Infinity, config.sessionRecordTtl || Infinity);
+    if (shortest !== Infinity) {
+      const every = Math.max(1000, Math.min(shortest / 2, 60_000));
+      this.sweeper = setInterval(() => void this.sweep(), every);
       this.sweeper.unref();
     }
   }
@@ -293,11 +294,20 @@ export class SessionManager {
     return known;
   }
 
-  /** Releases browsers idle past SESSION_TTL; their sessions come back on the last URL. */
-  async releaseIdle(now = Date.now()): Promise<string[]> {
+  /**
+   * Releases browsers idle past SESSION_TTL (their sessions come back on the last URL) and lets
+   * go of sessions idle past SESSION_RECORD_TTL (the store forgets their records by itself).
+   */
+  async sweep(now = Date.now()): Promise<string[]> {
     const released: string[] = [];
+    const { sessionTtl, sessionRecordTtl } = this.config;
     for (const s of this.list()) {
-      if (!s.hasBrowser() || s.busy || now - s.lastActiveAt < this.config.sessionTtl) continue;
+      if (s.busy) continue;
+      if (sessionRecordTtl && now - s.lastActiveAt >= sessionRecordTtl) {
+        await this.forget(s.name);
+        continue;
+      }
+      if (!sessionTtl || !s.hasBrowser() || now - s.lastActiveAt < sessionTtl) continue;
       await this.dropBrowser(s, 'released')?.close();
       await this.persist(s);
       released.push(s.name);

@@ -21,6 +21,36 @@ export const RUN_TOOL = 'browser_run';
 /** Ops that keep a tool of their own in the compact set: the session's lifecycle. */
 const LIFECYCLE = ['open', 'close', 'status'];
 
+/**
+ * `open` arguments few calls need: the compact set leaves them out of browser_open's schema
+ * (still accepted; the full schema is in swiftbrowse://ops), so every turn costs less.
+ */
+const RARE_OPEN_ARGS = [
+  'backend',
+  'version',
+  'user_agent',
+  'navigation_timeout',
+  'insecure',
+  'record',
+  'page_load_timeout',
+  'script_timeout',
+  'capabilities',
+];
+
+function compactOpenTool(op: OpDefinition): Tool {
+  const tool = opTool(op);
+  const schema = structuredClone(tool.inputSchema) as Tool['inputSchema'] & {
+    additionalProperties?: boolean;
+  };
+  for (const key of RARE_OPEN_ARGS) delete schema.properties?.[key];
+  schema.additionalProperties = true;
+  return {
+    ...tool,
+    description: `${op.summary}. Also takes ${RARE_OPEN_ARGS.join(', ')} (swiftbrowse://ops)`,
+    inputSchema: schema,
+  };
+}
+
 const keysOf = (op: OpDefinition) => Object.keys(op.args.shape);
 
 /** Arguments every acting op takes (defineOp adds them): the compact listing names them once. */
@@ -111,7 +141,12 @@ function runTool(ops: ReadonlyMap<string, OpDefinition>): Tool {
 export function listTools(ops: ReadonlyMap<string, OpDefinition>, set: ToolSet): Tool[] {
   const all = [...ops.values()];
   if (set === 'full') return all.map(opTool);
-  return [runTool(ops), ...all.filter((o) => LIFECYCLE.includes(o.name)).map(opTool)];
+  return [
+    runTool(ops),
+    ...all
+      .filter((o) => LIFECYCLE.includes(o.name))
+      .map((o) => (o.name === 'open' ? compactOpenTool(o) : opTool(o))),
+  ];
 }
 
 /**
