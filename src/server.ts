@@ -3,8 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import type { Config } from './config.js';
 import { PlaywrightDriver } from './drivers/playwright/playwright-driver.js';
+import { FileStore } from './files/file-store.js';
 import { OP_MAP } from './ops/registry.js';
 import type { OpRuntime } from './ops/run-op.js';
+import { createSecrets } from './secrets/secrets.js';
 import { SessionManager } from './sessions/session-manager.js';
 import { createHttpApp } from './surfaces/http/app.js';
 import { mountMcp } from './surfaces/mcp/http.js';
@@ -25,7 +27,12 @@ export function createSwiftBrowse(
 ): SwiftBrowse {
   const driver = new PlaywrightDriver(config.browserPath);
   const sessions = new SessionManager(config, driver);
-  const runtime: OpRuntime = { sessions, ops: OP_MAP };
+  const runtime: OpRuntime = {
+    sessions,
+    ops: OP_MAP,
+    secrets: createSecrets(config, logger),
+    files: new FileStore(config),
+  };
   const app = createHttpApp(runtime, VERSION);
   const mcp = mountMcp(app, runtime);
   let server: ServerType | undefined;

@@ -1,8 +1,9 @@
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import type { Config } from '../config.js';
 import { OpError } from '../core/errors.js';
 import { checkName } from '../core/names.js';
 import type { BrowserSession, Driver } from '../drivers/driver.js';
+import { sessionFilesDir } from '../files/file-store.js';
 import { Session, type SessionSettings } from './session.js';
 
 /** Holds every session by name and opens browsers for them within the limit. */
@@ -46,7 +47,7 @@ export class SessionManager {
   }
 
   downloadsDir(session: Session): string {
-    return join(this.config.dataDir, 'sessions', session.name, 'files');
+    return sessionFilesDir(this.config.dataDir, session.name);
   }
 
   /** Opens the session's browser if it has none; never closes another to make room. */
@@ -80,6 +81,8 @@ export class SessionManager {
     session.pointer = undefined;
     session.reading.forgetPages();
     await browser?.close();
+    // Browser files (downloads, screenshots) go with the browser; kept copies live elsewhere.
+    if (browser) await rm(this.downloadsDir(session), { recursive: true, force: true });
     return had;
   }
 

@@ -33,4 +33,7 @@ export const EXPECTED_OPS = [
   'console',
   'network',
   'drag',
+  'files',
+  'keep_file',
+  'secrets',
 ] as const;

@@ -1,6 +1,16 @@
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Download } from 'playwright-core';
 import { OpError } from '../../core/errors.js';
-import type { BrowserInfo, BrowserSession, BrowserTab, Driver, OpenOptions } from '../driver.js';
+import { fileNameProblem } from '../../core/names.js';
+import type {
+  BrowserInfo,
+  BrowserSession,
+  BrowserTab,
+  DownloadRecord,
+  Driver,
+  OpenOptions,
+} from '../driver.js';
 import { CHROMIUM_ARGS, findBrowser } from '../find-browser.js';
 import { fromPlaywright } from './errors.js';
 import { PlaywrightTab } from './playwright-tab.js';
@@ -12,8 +22,13 @@ class PlaywrightSession implements BrowserSession {
   private listeners: ((tab: BrowserTab) => void)[] = [];
   private adopting = true;
   private closed = false;
+  private readonly saved: DownloadRecord[] = [];
+  private readonly saving = new Set<Promise<void>>();
 
-  constructor(private readonly context: BrowserContext) {
+  constructor(
+    private readonly context: BrowserContext,
+    private readonly downloadsDir: string,
+  ) {
     context.on('page', (page) => {
       if (this.adopting) return;
       const tab = this.adopt(page);
@@ -26,7 +41,36 @@ class PlaywrightSession implements BrowserSession {
     const tab = new PlaywrightTab(`t${++this.seq}`, page);
     this.open.set(tab.id, tab);
     page.on('close', () => this.open.delete(tab.id));
+    page.on('download', (d) => this.onDownload(d));
     return tab;
+  }
+
+  private onDownload(download: Download): void {
+    // The site's own name, never rewritten; one that could leave the directory is not saved.
+    const name = download.suggestedFilename();
+    const record: DownloadRecord = { name, state: 'saving' };
+    this.saved.push(record);
+    const problem = fileNameProblem(name);
+    const work = (async () => {
+      if (problem) throw new Error(`the name the site gave ${problem}`);
+      await mkdir(this.downloadsDir, { recursive: true });
+      await download.saveAs(join(this.downloadsDir, name));
+      record.state = 'saved';
+    })().catch(async (e: unknown) => {
+      record.state = 'failed';
+      record.error = (await download.failure().catch(() => null)) ?? (e as Error).message;
+      await download.cancel().catch(() => undefined);
+    });
+    this.saving.add(work);
+    void work.finally(() => this.saving.delete(work));
+  }
+
+  downloads(): readonly DownloadRecord[] {
+    return this.saved;
+  }
+
+  async downloadsSettled(): Promise<void> {
+    await Promise.all([...this.saving]);
   }
 
   tabs(): BrowserTab[] {
@@ -103,7 +147,7 @@ export class PlaywrightDriver implements Driver {
         viewport: options.viewport,
         acceptDownloads: true,
       });
-      const session = new PlaywrightSession(context);
+      const session = new PlaywrightSession(context, options.downloadsDir);
       await session.newTab();
       return session;
     } catch (e) {

@@ -2,6 +2,7 @@ import type { ConsoleMessage, Dialog, Frame, JSHandle, Page, Request } from 'pla
 import { OpError } from '../../core/errors.js';
 import {
   RESOURCE_TYPES,
+  SECRET_FIELD_CSS,
   type BrowserTab,
   type ConsoleEntry,
   type ConsoleLevel,
@@ -233,6 +234,8 @@ export class PlaywrightTab implements BrowserTab {
         ...options,
         animations: 'disabled',
         caret: 'hide',
+        // Applied for this capture only, into frames and shadow roots too.
+        style: SECRET_FIELD_CSS,
         timeout: 15_000,
       });
     } catch (e) {
@@ -242,7 +245,16 @@ export class PlaywrightTab implements BrowserTab {
 
   async pdf(): Promise<Buffer> {
     try {
-      return await this.page.pdf({ printBackground: true });
+      const blank = (await this.page.$('[data-swiftbrowse-secret]').catch(() => null))
+        ? await this.page.addStyleTag({ content: SECRET_FIELD_CSS })
+        : undefined;
+      try {
+        return await this.page.pdf({ printBackground: true });
+      } finally {
+        await blank
+          ?.evaluate((el) => (el as unknown as { remove(): void }).remove())
+          .catch(() => undefined);
+      }
     } catch (e) {
       const err = fromPlaywright(e, 'Printing to PDF');
       if (/headless/i.test(err.message))
