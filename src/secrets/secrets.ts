@@ -75,8 +75,10 @@ export class Secrets {
       ...(ctx.flow ? { flow: ctx.flow } : {}),
       ...(ctx.step ? { step: ctx.step } : {}),
     };
-    const refuse = (secret: string, key: string, error: OpError): never => {
-      this.audit.record({ ...base, ...where, secret, key, allowed: false, reason: error.message });
+    // The audit's reason is written here, not copied from the error: the caller's strings (a
+    // password pasted as a name) never reach the log.
+    const refuse = (secret: string, key: string, reason: string, error: OpError): never => {
+      this.audit.record({ ...base, ...where, secret, key, allowed: false, reason });
       throw error;
     };
     const found = await this.catalogue.find(ctx.session.name, ref.name);
@@ -85,6 +87,7 @@ export class Secrets {
       return refuse(
         '(unknown)',
         '(unknown)',
+        'no such secret is listed to this session',
         new OpError(
           'invalid_argument',
           `fill: no secret named ${JSON.stringify(ref.name)} is available to this session. Secrets: ${names.join(', ') || '(none)'}; the secrets op lists them with their keys.`,
@@ -96,6 +99,7 @@ export class Secrets {
       return refuse(
         entry.name,
         '(unknown)',
+        'the secret has no such key',
         new OpError(
           'invalid_argument',
           `fill: secret ${entry.name} has no key ${JSON.stringify(ref.key)}; its keys are ${entry.keys.join(', ') || '(none)'}.`,
@@ -108,6 +112,7 @@ export class Secrets {
       return refuse(
         entry.name,
         ref.key,
+        `the page's origin ${originOf(url)} is not allowed`,
         new OpError(
           'permission_denied',
           `fill: secret ${entry.name} may only be typed on ${allowed}; this field is on ${originOf(url)}. Nothing was typed. Check where the page led you before binding again — never type a credential on a site its owner did not allow.`,
@@ -122,6 +127,7 @@ export class Secrets {
       return refuse(
         entry.name,
         ref.key,
+        'the value could not be read from its source',
         new OpError(
           'invalid_argument',
           `fill: secret ${entry.name}/${ref.key} could not be read from ${source.label} (${(e as Error).message}). Nothing was typed; list the secrets again.`,
