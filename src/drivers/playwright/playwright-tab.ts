@@ -34,6 +34,8 @@ export class PlaywrightTab implements BrowserTab {
   private readonly consoleLog = new BoundedLog<ConsoleEntry>(LOG_LIMIT);
   private readonly networkLog = new BoundedLog<NetworkEntry>(LOG_LIMIT);
   private readonly requestEntries = new WeakMap<Request, NetworkEntry>();
+  /** URLs that turned into downloads: their aborted navigation is not a failed load. */
+  private readonly downloadUrls = new Set<string>();
 
   constructor(
     readonly id: string,
@@ -53,7 +55,11 @@ export class PlaywrightTab implements BrowserTab {
     page.on('requestfailed', (r) => {
       this.inFlight.delete(r);
       this.onRequestDone(r, r.failure()?.errorText ?? 'failed');
-      if (r.isNavigationRequest() && r.frame() === page.mainFrame()) {
+      if (
+        r.isNavigationRequest() &&
+        r.frame() === page.mainFrame() &&
+        !this.downloadUrls.has(r.url())
+      ) {
         this.lastNavigation = { url: r.url(), error: r.failure()?.errorText ?? 'failed' };
       }
     });
@@ -75,6 +81,12 @@ export class PlaywrightTab implements BrowserTab {
       if (f === page.mainFrame()) this.navigations++;
     });
     page.on('dialog', (d) => this.onDialog(d));
+    page.on('download', (d) => {
+      this.downloadUrls.add(d.url());
+      // The browser aborts a navigation that became a download; the page stays as it was.
+      if (this.lastNavigation?.url === d.url() && this.lastNavigation.error)
+        this.lastNavigation = { url: d.url() };
+    });
   }
 
   url(): string {
