@@ -42,6 +42,30 @@ let logPath: string;
 /** The raw text of every response SwiftBrowse sent in this file. */
 const emitted: string[] = [];
 
+/** The fields these tests read; data is what each op returns. */
+interface Body {
+  ok: boolean;
+  error: { kind: string; message: string };
+  page: { url: string };
+  data: {
+    secrets: {
+      name: string;
+      keys: string[];
+      description?: string;
+      allowed_origins: string[];
+      unrestricted: boolean;
+      source: string;
+    }[];
+    value?: null;
+    secret?: unknown;
+    result?: unknown;
+    track: string;
+    image: { base64: string };
+    last_url?: string;
+    changes?: unknown;
+  };
+}
+
 async function op(name: string, args: unknown = {}) {
   const response = await h.request(`/browser/${name}`, {
     method: 'POST',
@@ -50,7 +74,7 @@ async function op(name: string, args: unknown = {}) {
   });
   const text = await response.text();
   emitted.push(text);
-  return { status: response.status, body: JSON.parse(text) as Record<string, any> };
+  return { status: response.status, body: JSON.parse(text) as Body };
 }
 
 before(async () => {
@@ -99,7 +123,7 @@ describe('secrets a model never sees', () => {
   test('the catalogue lists names, keys and rules, never a value', async () => {
     const { body } = await op('secrets');
     assert.equal(body.ok, true, JSON.stringify(body.error));
-    const admin = body.data.secrets.find((s: { name: string }) => s.name === 'admin');
+    const admin = body.data.secrets.find((s) => s.name === 'admin')!;
     assert.deepEqual(admin.keys, ['password', 'username']);
     assert.equal(admin.description, 'Fixture admin login');
     assert.deepEqual(admin.allowed_origins, [h.server.PREFIX]);
