@@ -144,6 +144,21 @@ describe('files that outlive the browser', () => {
     assert.match(bad.body.error!.message, /upload directories .*kept file/);
   });
 
+  test('a screenshot whose save fails still returns the image, with a note', async () => {
+    mkdirSync(join(dataDir, 'sessions', 'nosave'), { recursive: true });
+    writeFileSync(join(dataDir, 'sessions', 'nosave', 'files'), 'a file where the folder goes');
+    await h.op('goto', { url: `${h.server.PREFIX}/downloads.html` }, 'nosave');
+    const r = await h.op('screenshot', {}, 'nosave');
+    assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
+    assert.ok((r.body.data as { image?: unknown }).image);
+    assert.equal((r.body.data as { file?: unknown }).file, undefined);
+    assert.ok(
+      r.body.notes?.some((n) => n.startsWith('not_saved:')),
+      JSON.stringify(r.body.notes),
+    );
+    await h.op('close', {}, 'nosave');
+  });
+
   test('close drops the browser files; kept files survive it and a server restart', async () => {
     await h.op('close', {});
     const afterClose = await entries(h);
