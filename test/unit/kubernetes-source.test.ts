@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { KubernetesSource } from '../../src/secrets/kubernetes-source.js';
 import { SecretsCatalogue } from '../../src/secrets/catalogue.js';
+import { runSecretSourceSuite } from '../helpers/secret-source-suite.js';
 
 // Fixtures follow the Kubernetes API reference (core/v1 SecretList, Secret, Status): there is
 // no cluster here to record from.
@@ -60,6 +61,17 @@ after(async () => {
 const source = () => new KubernetesSource({ apiUrl: api, namespace: 'browsers', tokenPath });
 
 describe('kubernetes source', () => {
+  runSecretSourceSuite('kubernetes', async () => {
+    writeFileSync(tokenPath, 'token-one');
+    return {
+      source: source(),
+      name: 'admin-login',
+      key: 'password',
+      value: 's3cr3t-pass',
+      origin: 'https://admin.example.com',
+    };
+  });
+
   test('one labelled list call, projected to names and keys; only GET on secrets', async () => {
     writeFileSync(tokenPath, 'token-one\n');
     seen.length = 0;

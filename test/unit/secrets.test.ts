@@ -12,6 +12,7 @@ import { SecretsCatalogue } from '../../src/secrets/catalogue.js';
 import { FilesystemSource } from '../../src/secrets/filesystem-source.js';
 import { originAllowed, parseAllowedOrigins } from '../../src/secrets/origins.js';
 import { Secrets } from '../../src/secrets/secrets.js';
+import { runSecretSourceSuite } from '../helpers/secret-source-suite.js';
 
 let root: string;
 before(() => {
@@ -87,6 +88,19 @@ describe('allowed origins', () => {
 });
 
 describe('filesystem source', () => {
+  runSecretSourceSuite('filesystem', async () => {
+    const dir = mkdtempSync(join(root, 'suite-'));
+    write(join(dir, 'site', 'password'), 'suite-value\n');
+    write(join(dir, 'site', '_allowed_urls'), 'https://site.example.com\n');
+    return {
+      source: new FilesystemSource(dir),
+      name: 'site',
+      key: 'password',
+      value: 'suite-value',
+      origin: 'https://site.example.com',
+    };
+  });
+
   test('the Kubernetes ..data layout is read; dotfiles, nested directories and reserved names are not keys', async () => {
     const dir = join(root, 'k8s');
     const secret = join(dir, 'admin');
