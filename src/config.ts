@@ -92,6 +92,36 @@ export const SETTINGS = {
     schema: pathList.optional(),
     doc: 'Colon-separated directories `upload` may read from (default DATA_DIR/uploads)',
   },
+  secretsDirs: {
+    env: 'SECRETS_DIRS',
+    schema: pathList.default([]),
+    doc: 'Colon-separated directories of secrets: a directory per secret, a file per key (the Kubernetes mount layout); the first directory offering a name wins',
+  },
+  secretsKubernetes: {
+    env: 'SECRETS_KUBERNETES',
+    schema: bool.default(false),
+    doc: 'Also list Secrets labelled swiftbrowse.io/expose="true" from the Kubernetes API, with the pod\'s service account (needs get and list on secrets)',
+  },
+  secretsNamespace: {
+    env: 'SECRETS_KUBERNETES_NAMESPACE',
+    schema: z.string().min(1).optional(),
+    doc: "Namespace to read Secrets from (default: the service account's own)",
+  },
+  secretsCacheTtl: {
+    env: 'SECRETS_CACHE_TTL',
+    schema: int(0, 3600).default(10),
+    doc: 'Seconds the secrets catalogue (names and keys, never values) is cached',
+  },
+  signingKey: {
+    env: 'SIGNING_KEY',
+    schema: z.string().min(16).optional(),
+    doc: 'Key that signs file links (at least 16 characters; default: generated once and stored in DATA_DIR/signing.key)',
+  },
+  fileLinkTtl: {
+    env: 'FILE_LINK_TTL',
+    schema: int(1, 31_536_000).default(86_400),
+    doc: 'Seconds a signed file link stays valid (default one day)',
+  },
   evaluate: {
     env: 'EVALUATE',
     schema: bool.default(true),

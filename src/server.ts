@@ -3,8 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import type { Config } from './config.js';
 import { PlaywrightDriver } from './drivers/playwright/playwright-driver.js';
+import { FileStore } from './files/file-store.js';
 import { OP_MAP } from './ops/registry.js';
 import type { OpRuntime } from './ops/run-op.js';
+import { createSecrets } from './secrets/secrets.js';
 import { RedisStore } from './sessions/redis-store.js';
 import { SessionManager } from './sessions/session-manager.js';
 import { MemoryStore } from './sessions/store.js';
@@ -30,7 +32,12 @@ export async function createSwiftBrowse(
     : new MemoryStore(config.sessionRecordTtl);
   const drivers = { playwright: new PlaywrightDriver(config.browserPath) };
   const sessions = new SessionManager(config, drivers, store, logger);
-  const runtime: OpRuntime = { sessions, ops: OP_MAP };
+  const runtime: OpRuntime = {
+    sessions,
+    ops: OP_MAP,
+    secrets: createSecrets(config, logger),
+    files: new FileStore(config),
+  };
   const app = createHttpApp(runtime, VERSION);
   const mcp = mountMcp(app, runtime);
   let server: ServerType | undefined;

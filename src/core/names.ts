@@ -15,3 +15,16 @@ export function checkName(
   }
   return name;
 }
+
+/**
+ * What makes `name` unusable as a file name, or undefined: file names (downloads, screenshots)
+ * are used exactly as given, never trimmed or rewritten, only refused when they could leave
+ * their directory.
+ */
+export function fileNameProblem(name: string): string | undefined {
+  if (name === '' || name === '.' || name === '..') return 'is not a file name';
+  if (/[/\\\0]/.test(name))
+    return 'contains a path separator or NUL; a file is named by its name alone, no directories';
+  if (Buffer.byteLength(name) > 255) return 'is longer than 255 bytes';
+  return undefined;
+}

@@ -29,11 +29,12 @@ export interface Verification {
   checks?: Check[];
 }
 
+/** A file an op wrote, named in the session's files and reachable by its signed link. */
 export interface Evidence {
   kind: 'screenshot' | 'pdf' | 'download' | 'video' | 'state';
-  path: string;
   name: string;
-  url?: string;
+  url: string;
+  absolute_url?: string;
 }
 
 /** Every operation, from every surface, answers with this (DESIGN §3.1). */

@@ -82,6 +82,14 @@ export interface TabActivity {
   lastNavigation?: NavigationOutcome & { url: string };
 }
 
+/**
+ * Every capture (screenshot, frame, PDF) applies this: a field a secret was typed into (marked
+ * by the page script's markSecretField) is drawn without its text. Backends inject it for the
+ * capture only.
+ */
+export const SECRET_FIELD_CSS =
+  '[data-swiftbrowse-secret]{color:transparent!important;-webkit-text-fill-color:transparent!important;text-shadow:none!important;caret-color:transparent!important}';
+
 export interface ScreenshotOptions {
   fullPage?: boolean;
   clip?: { x: number; y: number; width: number; height: number };
@@ -192,9 +200,21 @@ export interface BrowserTab {
   isClosed(): boolean;
 }
 
+/** A file a page downloaded, saved under the name the site gave it into `downloadsDir`. */
+export interface DownloadRecord {
+  name: string;
+  state: 'saving' | 'saved' | 'failed';
+  /** Why it failed (the site aborted it, the name could not be a file name…). */
+  error?: string;
+}
+
 /** One session's browser: an isolated context with its tabs. */
 export interface BrowserSession {
   tabs(): BrowserTab[];
+  /** Downloads the pages started, oldest first (DESIGN §11); they land in `downloadsDir`. */
+  downloads(): readonly DownloadRecord[];
+  /** Resolves once every download started so far has been saved or has failed. */
+  downloadsSettled(): Promise<void>;
   newTab(): Promise<BrowserTab>;
   /** Called for tabs the page opened itself (target=_blank, window.open). */
   onTabOpened(listener: (tab: BrowserTab) => void): void;

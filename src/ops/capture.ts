@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { looseEnum } from '../core/schema.js';
 import { targetSchema } from '../core/target.js';
-import { fileName, saveSessionFile } from '../files/session-files.js';
-import { defineOp } from './define.js';
+import { madeFileName } from '../files/names.js';
+import { defineOp, type OpContext } from './define.js';
 import { actionableElement, summarise } from './element.js';
 
 export const screenshot = defineOp({
@@ -36,40 +36,49 @@ export const screenshot = defineOp({
       image: { content_type: `image/${args.format}`, base64: bytes.toString('base64') },
       bytes: bytes.length,
     };
-    const evidence = [];
-    if (args.save) {
-      try {
-        const entry = await saveSessionFile(
-          ctx.sessions.downloadsDir(ctx.session),
-          fileName('screenshot', ctx.session.name, args.format === 'jpeg' ? 'jpg' : 'png'),
-          bytes,
-          'screenshot',
-        );
-        evidence.push(entry);
-        data.file = entry.name;
-      } catch (e) {
-        ctx.notes.push(`not_saved: ${(e as Error).message}`);
-      }
-    }
-    return { data, target, evidence };
+    const name = madeFileName(
+      'screenshot',
+      ctx.session.name,
+      args.format === 'jpeg' ? 'jpg' : 'png',
+    );
+    const saved = args.save ? await saveFile(ctx, 'screenshot', name, bytes) : {};
+    return { data: { ...data, ...saved.data }, target, evidence: saved.evidence };
   },
 });
 
+/**
+ * Saves into the session's files and answers with the file entry; a save that fails leaves the
+ * caller its bytes and a note, never a failed op.
+ */
+async function saveFile(ctx: OpContext, kind: 'screenshot' | 'pdf', name: string, bytes: Buffer) {
+  try {
+    const file = await ctx.files.save(ctx.session.name, name, bytes);
+    return { data: { file }, evidence: [ctx.files.evidence(ctx.session.name, kind, name)] };
+  } catch (e) {
+    ctx.notes.push(`not_saved: ${(e as Error).message}; the ${kind} is returned all the same`);
+    return {};
+  }
+}
+
 export const pdf = defineOp({
   name: 'pdf',
-  summary: "Print the page to PDF, saved to the session's files",
+  summary:
+    "Print the page to PDF, saved to the session's files (save: false returns the bytes instead)",
   readOnly: true,
-  args: z.strictObject({}),
-  async run(ctx) {
+  args: z.strictObject({
+    save: z.boolean().default(true).describe("Save to the session's files (default true)"),
+  }),
+  async run(ctx, args) {
     const tab = await ctx.tab();
     const bytes = await tab.pdf();
-    const entry = await saveSessionFile(
-      ctx.sessions.downloadsDir(ctx.session),
-      fileName('page', ctx.session.name, 'pdf'),
-      bytes,
-      'pdf',
-    );
-    return { data: { file: entry.name, bytes: bytes.length }, evidence: [entry] };
+    const saved = args.save
+      ? await saveFile(ctx, 'pdf', madeFileName('page', ctx.session.name, 'pdf'), bytes)
+      : {};
+    const data: Record<string, unknown> = { bytes: bytes.length, ...saved.data };
+    // Unsaved (asked, or the save failed): the caller still gets the document.
+    if (!saved.data)
+      data.pdf = { content_type: 'application/pdf', base64: bytes.toString('base64') };
+    return { data, evidence: saved.evidence };
   },
 });
 

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { Config } from '../config.js';
+import type { FileStore } from '../files/file-store.js';
+import type { Secrets } from '../secrets/secrets.js';
 import type { Check, Evidence, TargetSummary } from '../core/result.js';
 import type { BrowserTab } from '../drivers/driver.js';
 import type { Session } from '../sessions/session.js';
@@ -17,6 +19,10 @@ export interface OpContext {
   session: Session;
   sessions: SessionManager;
   config: Config;
+  secrets: Secrets;
+  files: FileStore;
+  /** Set when the op runs as a flow step: the audit names flow and step. */
+  flow?: { name: string; step: string };
   surface: Surface;
   /** Consequential actions need `approved: true` when this is on. */
   approval: boolean;
@@ -109,7 +115,8 @@ export function defineOp<S extends z.ZodObject>(decl: OpDeclaration<S>): OpDefin
       .optional()
       .describe('List the strings that left the page, not just their count');
   }
-  const args = z.strictObject({ ...decl.args.shape, ...extra });
+  // safeExtend keeps the declaration's refinements (fill: exactly one of value and secret).
+  const args = decl.args.safeExtend(extra);
   return {
     name: decl.name,
     summary: decl.summary,

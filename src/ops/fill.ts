@@ -161,14 +161,57 @@ async function setDirect(
   return { value: held };
 }
 
+const secretSchema = z
+  .strictObject({
+    name: z.string().min(1).describe('The secret, as the secrets op lists it'),
+    key: z.string().min(1).describe('One of its keys, e.g. "password"'),
+  })
+  .describe(
+    'Type a secret instead of a value: the server types it, you never see it (see the secrets op). Only on the origins the secret allows',
+  );
+
+/**
+ * Types a secret's value: the page's origin is checked at the moment of typing, the field is
+ * masked in the text track and blanked in screenshots, and it is never read back (DESIGN §10).
+ */
+async function typeSecret(
+  ctx: OpContext,
+  tab: BrowserTab,
+  el: ActionableElement,
+  info: ControlInfo,
+  ref: { name: string; key: string },
+) {
+  if (info.kind !== 'text' && info.kind !== 'contenteditable')
+    throw new OpError(
+      'invalid_argument',
+      `fill: ${describeTarget(el.target)} is not a text field; a secret is typed into an input, textarea or contenteditable element.`,
+    );
+  const focused = await callPage(tab, el.frame, 'focusForTyping', el.handle);
+  if (!focused) await plainClick(ctx, tab, el);
+  // The origin that receives the keystrokes is the field's own document, read now.
+  const here = String(await tab.evaluate(el.frame, 'location.href'));
+  const bind = { session: ctx.session, op: 'fill', flow: ctx.flow?.name, step: ctx.flow?.step };
+  const value = await ctx.secrets.bind(bind, ref, here);
+  await callPage(tab, el.frame, 'markSecretField', el.handle);
+  ctx.delivered();
+  await tab.insertText(value);
+  return { value: null, secret: { name: ref.name, key: ref.key } };
+}
+
 export const fill = defineOp({
   name: 'fill',
-  summary: 'Set a form control: type text, choose an option, tick a checkbox or radio, set a date',
+  summary:
+    'Set a form control: type text, choose an option, tick a checkbox or radio, set a date; or type a secret you never see',
   acts: true,
-  args: z.strictObject({
-    target: targetSchema,
-    value: valueSchema,
-  }),
+  args: z
+    .strictObject({
+      target: targetSchema,
+      value: valueSchema.optional(),
+      secret: secretSchema.optional(),
+    })
+    .refine((a) => (a.value === undefined) !== (a.secret === undefined), {
+      message: 'give exactly one of value or secret',
+    }),
   async run(ctx, args) {
     const tab = await ctx.tab();
     const el = await actionableElement(tab, args.target, {
@@ -177,6 +220,8 @@ export const fill = defineOp({
       editable: true,
     });
     const info = await callPage(tab, el.frame, 'controlInfo', el.handle);
+    if (args.secret)
+      return { target: summarise(el), data: await typeSecret(ctx, tab, el, info, args.secret) };
     let data: Record<string, unknown>;
     switch (info.kind) {
       case 'checkbox':

@@ -5,6 +5,7 @@ import { OpError } from '../core/errors.js';
 import { checkName } from '../core/names.js';
 import { jsonObject, looseEnum, millis } from '../core/schema.js';
 import { BROWSER_NAMES } from '../drivers/driver.js';
+import { keptFilesDir } from '../files/file-store.js';
 import { applySettings, settingsView } from '../sessions/settings.js';
 import { defineOp } from './define.js';
 import { checkLoaded } from './navigate.js';
@@ -139,7 +140,7 @@ export const status = defineOp({
 export const stateSave = defineOp({
   name: 'state_save',
   summary:
-    "Save the browser's cookies and local storage to a file in the session's files; open with storage_state starts from it",
+    "Save the browser's cookies and local storage as a kept file of the session; open with storage_state starts from it",
   step: false,
   args: z.strictObject({
     name: z
@@ -150,7 +151,8 @@ export const stateSave = defineOp({
   async run(ctx, args) {
     checkName('file', args.name);
     await ctx.tab();
-    const dir = ctx.sessions.downloadsDir(ctx.session);
+    // Kept, not a browser file: a storage state exists to outlive the browser it came from.
+    const dir = keptFilesDir(ctx.config.dataDir, ctx.session.name);
     await mkdir(dir, { recursive: true });
     const path = join(dir, args.name);
     await ctx.session.browser!.saveStorageState(path);

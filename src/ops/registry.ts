@@ -8,6 +8,7 @@ import { dialog } from './dialog.js';
 import { drag } from './drag.js';
 import { evaluate } from './evaluate.js';
 import { fill } from './fill.js';
+import { files, keepFile } from './files.js';
 import { hover } from './hover.js';
 import { close, open, stateSave, status } from './lifecycle.js';
 import { back, forward, goto, reload } from './navigate.js';
@@ -15,6 +16,7 @@ import { network } from './network.js';
 import { press } from './press.js';
 import { extract, find, outline } from './read.js';
 import { scroll } from './scroll.js';
+import { secrets } from './secrets.js';
 import { diff, snapshot } from './snapshot.js';
 import { tabClose, tabList, tabNew, tabSelect } from './tabs.js';
 import { upload } from './upload.js';
@@ -54,6 +56,9 @@ export const OPS: readonly OpDefinition[] = [
   tabList,
   tabSelect,
   tabClose,
+  files,
+  keepFile,
+  secrets,
   batch,
 ];
 

@@ -1,11 +1,11 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { parseArgs } from '../core/args.js';
 import type { Condition } from '../core/condition.js';
 import { OpError, toOpError } from '../core/errors.js';
-import { stripUrlCredentials } from '../core/redact.js';
+import { scrub } from '../core/redact.js';
 import { compactResult, type ActionResult, type Check, type Evidence } from '../core/result.js';
 import type { BrowserTab } from '../drivers/driver.js';
+import type { FileStore } from '../files/file-store.js';
+import type { Secrets } from '../secrets/secrets.js';
 import type { Session } from '../sessions/session.js';
 import { policyError, type SessionManager } from '../sessions/session-manager.js';
 import type { CommonArgs, OpContext, OpDefinition, OpOutcome, Surface } from './define.js';
@@ -24,11 +24,15 @@ export interface OpRequest {
   signal?: AbortSignal;
   /** Told when a batch starts each step, so a surface can report progress (MCP). */
   onProgress?: (message: string) => void;
+  /** The flow and step this op runs as, for the secrets audit. */
+  flow?: { name: string; step: string };
 }
 
 export interface OpRuntime {
   sessions: SessionManager;
   ops: ReadonlyMap<string, OpDefinition>;
+  secrets: Secrets;
+  files: FileStore;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -62,6 +66,10 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
         `Unknown op "${request.op}". Ops: ${[...rt.ops.keys()].join(', ')}.`,
       );
     }
+    rt.secrets.refuseMisplaced(
+      { session, op: op.name, flow: request.flow?.name, step: request.flow?.step },
+      request.args,
+    );
     const args = parseArgs(op.name, op.args, request.args) as CommonArgs & Record<string, unknown>;
     timeoutMs = args.timeout ?? timeoutMs;
     conditions = args.expect;
@@ -71,6 +79,9 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
       session,
       sessions: rt.sessions,
       config: rt.sessions.config,
+      secrets: rt.secrets,
+      files: rt.files,
+      flow: request.flow,
       surface: request.surface,
       approval: request.approval ?? rt.sessions.config.approval,
       timeoutMs,
@@ -115,6 +126,7 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
     const shellsBefore =
       wantChanges && args.element_diff && tab ? await readShells(tab) : undefined;
     const tabsOpenedBefore = session.openedTabs.length;
+    const downloadsBefore = session.browser?.downloads().length ?? 0;
     let delay = 50;
     for (;;) {
       try {
@@ -158,6 +170,18 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
       const opened = session.browser?.tabs().find((t) => t.id === id);
       notes.push(`new_tab ${id}${opened ? ` ${opened.url()}` : ''} — tab_select to use it`);
     }
+    for (const download of session.browser?.downloads().slice(downloadsBefore) ?? []) {
+      notes.push(
+        `download ${download.name} — keep_file(${JSON.stringify(download.name)}) keeps it`,
+      );
+      outcome = {
+        ...outcome,
+        evidence: [
+          ...(outcome.evidence ?? []),
+          rt.files.evidence(session.name, 'download', download.name),
+        ],
+      };
+    }
     const dialog = tab?.pendingDialog();
     if (dialog)
       notes.push(
@@ -194,12 +218,14 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
   tab = session.activeTab() ?? tab;
   const evidence: Evidence[] = [...(outcome.evidence ?? [])];
   if (error && op?.acts && tab && !tab.isClosed() && error.kind !== 'invalid_argument') {
-    const shot = await failureScreenshot(rt.sessions, session, tab, actionId);
+    const shot = await failureScreenshot(rt.files, session, tab, actionId);
     if (shot) evidence.push(shot);
   }
   const page =
     tab && !tab.isClosed() ? { url: tab.url(), title: await tab.title(), tab: tab.id } : undefined;
-  if (page && !page.url.startsWith('chrome-error:')) session.lastUrl = page.url;
+  // Not remembered: an error page, or a URL carrying a bound value (a GET login form).
+  if (page && !page.url.startsWith('chrome-error:') && !session.bound.taints(page.url))
+    session.lastUrl = page.url;
   const verification: ActionResult['verification'] = checks
     ? { status: checks.every((c) => c.passed) ? 'passed' : 'failed', checks }
     : { status: 'not_checked' };
@@ -220,28 +246,21 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
   session.ops++;
   session.lastActiveAt = Date.now();
   await rt.sessions.persist(session);
-  return scrub(compactResult(result));
+  // Every result leaves through here: URL credentials and the session's bound values removed.
+  return scrub(compactResult(result), session.bound);
 }
 
 async function failureScreenshot(
-  sessions: SessionManager,
+  files: FileStore,
   session: Session,
   tab: BrowserTab,
   actionId: string,
 ): Promise<Evidence | undefined> {
   try {
-    const dir = sessions.downloadsDir(session);
-    await mkdir(dir, { recursive: true });
     const name = `failure-${actionId}.jpg`;
-    const path = join(dir, name);
-    await writeFile(path, await tab.screenshot({ type: 'jpeg', quality: 60 }));
-    return { kind: 'screenshot', name, path };
+    await files.save(session.name, name, await tab.screenshot({ type: 'jpeg', quality: 60 }));
+    return files.evidence(session.name, 'screenshot', name);
   } catch {
     return undefined; // evidence is best effort: the error itself must still be returned
   }
-}
-
-/** Every result leaves through here: credentials in URLs are removed. */
-function scrub(result: ActionResult): ActionResult {
-  return JSON.parse(stripUrlCredentials(JSON.stringify(result))) as ActionResult;
 }

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { OpError } from '../core/errors.js';
 import { describeTarget, targetSchema } from '../core/target.js';
 import { callPage } from '../drivers/page-script.js';
-import { defineOp } from './define.js';
+import { defineOp, type OpContext } from './define.js';
 import { findElement, summarise } from './element.js';
 
 function inside(dir: string, path: string): boolean {
@@ -17,7 +17,7 @@ async function allowedPath(path: string, dirs: string[]): Promise<string> {
   const refuse = () =>
     new OpError(
       'permission_denied',
-      `upload: ${JSON.stringify(path)} is outside the upload directories (${dirs.join(', ')}). Put the file there, or give a path relative to one.`,
+      `upload: ${JSON.stringify(path)} is outside the upload directories (${dirs.join(', ')}) and is not the name of a kept file. Put the file there and give a path relative to one, or give the name of a file you kept (keep_file; files lists them).`,
       {
         details: { upload_dirs: dirs },
       },
@@ -42,13 +42,25 @@ async function allowedPath(path: string, dirs: string[]): Promise<string> {
   if (isAbsolute(path) && !dirs.some((d) => inside(d, resolve(path)))) throw refuse();
   throw new OpError(
     'invalid_argument',
-    `upload: no file ${JSON.stringify(path)} in ${dirs.join(', ')}.`,
+    `upload: no file ${JSON.stringify(path)} in ${dirs.join(', ')}, and no kept file of that name. files lists the kept ones.`,
   );
+}
+
+/** A kept file by its bare name, else a path the upload directories allow. */
+async function uploadable(ctx: OpContext, path: string): Promise<string> {
+  const bare = !/[/\\]/.test(path) && path !== '.' && path !== '..';
+  try {
+    return await allowedPath(path, ctx.config.uploadDirs);
+  } catch (e) {
+    const kept = bare ? await ctx.files.keptFile(ctx.session.name, path) : undefined;
+    if (kept) return kept;
+    throw e;
+  }
 }
 
 export const upload = defineOp({
   name: 'upload',
-  summary: 'Set the files of a file input, from the upload directories',
+  summary: 'Set the files of a file input, from the upload directories or your kept files',
   acts: true,
   args: z.strictObject({
     target: targetSchema.describe('The file input (or an element wrapping one)'),
@@ -56,11 +68,11 @@ export const upload = defineOp({
       .array(z.string().min(1))
       .min(1)
       .describe(
-        'Files inside the upload directories (absolute, or relative to one); [] is not allowed',
+        'Files inside the upload directories (absolute, or relative to one), or names of kept files (keep_file); [] is not allowed',
       ),
   }),
   async run(ctx, args) {
-    const files = await Promise.all(args.paths.map((p) => allowedPath(p, ctx.config.uploadDirs)));
+    const files = await Promise.all(args.paths.map((p) => uploadable(ctx, p)));
     const tab = await ctx.tab();
     let el = await findElement(tab, args.target);
     const info = await callPage(tab, el.frame, 'controlInfo', el.handle);

@@ -27,6 +27,7 @@ import { elementShells, extractOf, find, tableRows } from './inspect.js';
 import { outline } from './outline.js';
 import { frameOffset, probe } from './probe.js';
 import { addressOfHandle, track } from './reading.js';
+import { markSecretField } from './secret-fields.js';
 
 export const api = {
   element: elementOf,
@@ -49,6 +50,7 @@ export const api = {
   intentTexts,
   locate,
   mark,
+  markSecretField,
   opensNewTab,
   outline,
   probe,

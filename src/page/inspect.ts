@@ -1,3 +1,4 @@
+import { isSecretField } from './secret-fields.js';
 import { readValue } from './controls.js';
 import { allElements, isVisible, normaliseSpace } from './dom.js';
 import { elementOf, handleOf } from './handles.js';
@@ -46,7 +47,8 @@ export function describeElement(handle: number, full: boolean): Described | null
   }
   const text = full ? normaliseSpace(el.textContent ?? '') : ownText(el);
   if (text) out.text = text.slice(0, 300);
-  const isPassword = el instanceof HTMLInputElement && el.type === 'password';
+  const isPassword =
+    (el instanceof HTMLInputElement && el.type === 'password') || isSecretField(el);
   if (isControl(el) && !isPassword) out.value = readValue(handle);
   if (full) out.html = el.outerHTML.slice(0, HTML_MAX);
   return out;

@@ -6,6 +6,7 @@
 // parent's state, measured no faster and needs hand-kept rules for <details>, <object> and
 // replaced elements that checkVisibility() already knows.)
 import { addressOf, bodyOf, elementIndex, frameBody, normalize, ownText } from './address.js';
+import { isSecretField } from './secret-fields.js';
 import { childAddress, renderTrack } from './track-format.js';
 import type { SkippedFrame, TextTrack, TrackLine } from './track-format.js';
 
@@ -195,7 +196,8 @@ function inputControl(input: HTMLInputElement): Control | null {
     default:
       return {
         mark: `#inp-${nameOf(input, input.type)}`,
-        text: valueText(input.value, input.placeholder),
+        // A secret typed into a plain field is shown like a password.
+        text: isSecretField(input) ? '••••' : valueText(input.value, input.placeholder),
       };
   }
 }
@@ -236,7 +238,7 @@ function controlOf(el: Element, tag: string): Control | null {
       const area = el as HTMLTextAreaElement;
       return {
         mark: `#inp-${nameOf(el, 'textarea')}`,
-        text: valueText(area.value, area.placeholder),
+        text: isSecretField(area) ? '••••' : valueText(area.value, area.placeholder),
       };
     }
     case 'select': {
@@ -259,7 +261,10 @@ function controlOf(el: Element, tag: string): Control | null {
   if (el.hasAttribute('contenteditable') && (el as HTMLElement).isContentEditable) {
     const parent = el.parentElement as HTMLElement | null;
     if (!parent?.isContentEditable)
-      return { mark: `#inp-${nameOf(el, 'editable')}`, text: textOf(el) };
+      return {
+        mark: `#inp-${nameOf(el, 'editable')}`,
+        text: isSecretField(el) ? '••••' : textOf(el),
+      };
   }
   return null;
 }

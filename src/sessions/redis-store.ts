@@ -1,6 +1,6 @@
 import { createClient } from 'redis';
 import { OpError } from '../core/errors.js';
-import { stripUrlCredentials } from '../core/redact.js';
+import { scrub } from '../core/redact.js';
 import { sessionRecordSchema, type SessionRecord, type SessionStore } from './store.js';
 
 const PREFIX = 'swiftbrowse:session:';
@@ -33,7 +33,7 @@ export class RedisStore implements SessionStore {
     } catch (e) {
       client.destroy();
       throw new Error(
-        `Cannot reach Redis at ${stripUrlCredentials(url)} (REDIS_URL): ${(e as Error).message}. Start redis-server, fix REDIS_URL, or unset it to keep sessions in memory.`,
+        `Cannot reach Redis at ${scrub(url)} (REDIS_URL): ${(e as Error).message}. Start redis-server, fix REDIS_URL, or unset it to keep sessions in memory.`,
       );
     }
     return new RedisStore(client, recordTtlMs);

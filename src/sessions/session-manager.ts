@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -6,6 +7,7 @@ import { OpError } from '../core/errors.js';
 import { checkName } from '../core/names.js';
 import { policyActive, refusedBy, urlPolicy, type UrlPolicy } from '../core/url-policy.js';
 import type { BrowserSession, Driver, OpenOptions } from '../drivers/driver.js';
+import { keptFilesDir, sessionFilesDir } from '../files/file-store.js';
 import { Session } from './session.js';
 import { defaultSettings, type SessionSettings } from './settings.js';
 import type { SessionRecord, SessionStore } from './store.js';
@@ -96,7 +98,7 @@ export class SessionManager {
   }
 
   downloadsDir(session: Session): string {
-    return join(this.config.dataDir, 'sessions', session.name, 'files');
+    return sessionFilesDir(this.config.dataDir, session.name);
   }
 
   driverFor(settings: SessionSettings): Driver {
@@ -262,11 +264,11 @@ export class SessionManager {
     };
   }
 
-  /** A storage-state file by name: the session's files first, then its kept files. */
+  /** A storage-state file by name: the session's kept files first, then its browser files. */
   storageStatePath(session: Session, name: string): string {
     const candidates = [
+      join(keptFilesDir(this.config.dataDir, session.name), name),
       join(this.downloadsDir(session), name),
-      join(this.config.dataDir, 'files', session.name, name),
     ];
     const found = candidates.find((p) => existsSync(p));
     if (!found) {
@@ -280,7 +282,10 @@ export class SessionManager {
 
   async closeBrowser(session: Session): Promise<boolean> {
     const had = session.hasBrowser();
-    await this.dropBrowser(session, 'closed')?.close();
+    const browser = this.dropBrowser(session, 'closed');
+    await browser?.close();
+    // Browser files (downloads, screenshots) go with the browser; kept copies live elsewhere.
+    if (browser) await rm(this.downloadsDir(session), { recursive: true, force: true });
     return had;
   }
 

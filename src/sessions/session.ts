@@ -1,3 +1,4 @@
+import { BoundValues } from '../core/redact.js';
 import type { BrowserSession, BrowserTab } from '../drivers/driver.js';
 import { ReadingMemory } from './reading-memory.js';
 import type { SessionSettings } from './settings.js';
@@ -29,6 +30,8 @@ export class Session {
   readonly openedTabs: string[] = [];
   /** What this caller has been shown; cleared with the browser. */
   reading = new ReadingMemory();
+  /** Values typed from secrets in this session, scrubbed from all it emits; memory only. */
+  readonly bound = new BoundValues();
   private counter = 0;
   private queue: Promise<unknown> = Promise.resolve();
   private running = 0;

@@ -273,6 +273,8 @@ describe('over streamable HTTP', () => {
       const text = 'text' in contents[0] ? String(contents[0].text) : '';
       assert.ok(text.length > 0, uri);
       if (uri === 'swiftbrowse://session') assert.equal(JSON.parse(text).session, 'm1');
+      if (uri === 'swiftbrowse://secrets') assert.ok(Array.isArray(JSON.parse(text).secrets));
+      if (uri === 'swiftbrowse://files') assert.ok(Array.isArray(JSON.parse(text).files));
       if (uri === 'swiftbrowse://ops')
         assert.deepEqual(
           (JSON.parse(text) as { ops: { name: string }[] }).ops.map((o) => o.name),

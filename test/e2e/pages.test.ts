@@ -233,10 +233,14 @@ describe('files, screenshots, evaluate', () => {
     await open('login.html');
     const r = await h.op('screenshot', {});
     assert.equal(r.body.ok, true);
-    const data = r.body.data as { image: { base64: string; content_type: string }; file: string };
+    const data = r.body.data as {
+      image: { base64: string; content_type: string };
+      file: { name: string; kept: boolean; url: string };
+    };
     assert.equal(data.image.content_type, 'image/png');
     assert.ok(Buffer.from(data.image.base64, 'base64').subarray(1, 4).toString() === 'PNG');
-    assert.equal(r.body.evidence?.[0].name, data.file);
+    assert.equal(r.body.evidence?.[0].name, data.file.name);
+    assert.equal(data.file.kept, false);
     const el = await h.op('screenshot', {
       target: { role: 'button', name: 'Sign in' },
       save: false,
@@ -245,7 +249,8 @@ describe('files, screenshots, evaluate', () => {
     assert.equal(el.body.evidence, undefined);
     const p = await h.op('pdf', {});
     assert.equal(p.body.ok, true, JSON.stringify(p.body.error));
-    assert.match(p.body.evidence![0].path, /\.pdf$/);
+    assert.match(p.body.evidence![0].name, /\.pdf$/);
+    assert.match(p.body.evidence![0].url, /^\/files\/.*\.pdf\?exp=\d+&sig=/);
   });
 
   test('evaluate returns values; a script that throws is invalid_argument quoting the page error', async () => {

@@ -34,4 +34,7 @@ export const EXPECTED_OPS = [
   'console',
   'network',
   'drag',
+  'files',
+  'keep_file',
+  'secrets',
 ] as const;

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { loadConfig, type ConfigInput } from '../../src/config.js';
 import type { ActionResult } from '../../src/core/result.js';
 import { createSwiftBrowse, type SwiftBrowse } from '../../src/server.js';
@@ -25,12 +25,19 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** Starts a fixture server and a SwiftBrowse server on free loopback ports, with a temp DATA_DIR. */
-export async function startHarness(settings: ConfigInput = {}): Promise<Harness> {
+/**
+ * Starts a fixture server and a SwiftBrowse server on free loopback ports, with a temp DATA_DIR
+ * (removed on close); a `dataDir` given in settings is used and left in place (a restart test).
+ */
+export async function startHarness(
+  settings: ConfigInput = {},
+  logger: Logger = pino({ level: 'silent' }),
+): Promise<Harness> {
   const server = await startFixtureServer();
-  const dataDir = mkdtempSync(join(tmpdir(), 'swiftbrowse-test-'));
-  const config = loadConfig({}, { port: 0, dataDir, timeoutMs: 5000, ...settings });
-  const app = await createSwiftBrowse(config, pino({ level: 'silent' }));
+  const given = typeof settings.dataDir === 'string' ? settings.dataDir : undefined;
+  const dataDir = given ?? mkdtempSync(join(tmpdir(), 'swiftbrowse-test-'));
+  const config = loadConfig({}, { port: 0, timeoutMs: 5000, ...settings, dataDir });
+  const app = await createSwiftBrowse(config, logger);
   const url = await app.listen();
   const request = (path: string, init?: RequestInit) => fetch(`${url}${path}`, init);
   return {
@@ -50,7 +57,7 @@ export async function startHarness(settings: ConfigInput = {}): Promise<Harness>
     async close() {
       await app.close();
       await server.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!given) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,9 +1,13 @@
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Download } from 'playwright-core';
 import { OpError } from '../../core/errors.js';
+import { fileNameProblem } from '../../core/names.js';
 import type {
   BrowserInfo,
   BrowserSession,
   BrowserTab,
+  DownloadRecord,
   Driver,
   OpenOptions,
   RunningBrowser,
@@ -19,10 +23,13 @@ class PlaywrightSession implements BrowserSession {
   private listeners: ((tab: BrowserTab) => void)[] = [];
   private adopting = true;
   private closed = false;
+  private readonly saved: DownloadRecord[] = [];
+  private readonly saving = new Set<Promise<void>>();
 
   constructor(
     private readonly context: BrowserContext,
     private readonly version: string,
+    private readonly downloadsDir: string,
   ) {
     context.on('page', (page) => {
       if (this.adopting) return;
@@ -36,6 +43,7 @@ class PlaywrightSession implements BrowserSession {
     const tab = new PlaywrightTab(`t${++this.seq}`, page);
     this.open.set(tab.id, tab);
     page.on('close', () => this.open.delete(tab.id));
+    page.on('download', (d) => this.onDownload(d));
     return tab;
   }
 
@@ -45,6 +53,34 @@ class PlaywrightSession implements BrowserSession {
     if (!first) return void (await this.newTab());
     this.adopt(first);
     this.adopting = false;
+  }
+
+  private onDownload(download: Download): void {
+    // The site's own name, never rewritten; one that could leave the directory is not saved.
+    const name = download.suggestedFilename();
+    const record: DownloadRecord = { name, state: 'saving' };
+    this.saved.push(record);
+    const problem = fileNameProblem(name);
+    const work = (async () => {
+      if (problem) throw new Error(`the name the site gave ${problem}`);
+      await mkdir(this.downloadsDir, { recursive: true });
+      await download.saveAs(join(this.downloadsDir, name));
+      record.state = 'saved';
+    })().catch(async (e: unknown) => {
+      record.state = 'failed';
+      record.error = (await download.failure().catch(() => null)) ?? (e as Error).message;
+      await download.cancel().catch(() => undefined);
+    });
+    this.saving.add(work);
+    void work.finally(() => this.saving.delete(work));
+  }
+
+  downloads(): readonly DownloadRecord[] {
+    return this.saved;
+  }
+
+  async downloadsSettled(): Promise<void> {
+    await Promise.all([...this.saving]);
   }
 
   tabs(): BrowserTab[] {
@@ -213,7 +249,7 @@ export class PlaywrightDriver implements Driver {
         );
       }
       if (options.refuseNavigation) await guardNavigations(context, options.refuseNavigation);
-      const session = new PlaywrightSession(context, version);
+      const session = new PlaywrightSession(context, version, options.downloadsDir);
       await session.start();
       return session;
     } catch (e) {

@@ -2,6 +2,7 @@ import type { ConsoleMessage, Dialog, Frame, JSHandle, Page, Request } from 'pla
 import { OpError } from '../../core/errors.js';
 import {
   RESOURCE_TYPES,
+  SECRET_FIELD_CSS,
   type BrowserTab,
   type ConsoleEntry,
   type ConsoleLevel,
@@ -33,6 +34,8 @@ export class PlaywrightTab implements BrowserTab {
   private readonly consoleLog = new BoundedLog<ConsoleEntry>(LOG_LIMIT);
   private readonly networkLog = new BoundedLog<NetworkEntry>(LOG_LIMIT);
   private readonly requestEntries = new WeakMap<Request, NetworkEntry>();
+  /** URLs that turned into downloads: their aborted navigation is not a failed load. */
+  private readonly downloadUrls = new Set<string>();
 
   constructor(
     readonly id: string,
@@ -52,7 +55,11 @@ export class PlaywrightTab implements BrowserTab {
     page.on('requestfailed', (r) => {
       this.inFlight.delete(r);
       this.onRequestDone(r, r.failure()?.errorText ?? 'failed');
-      if (r.isNavigationRequest() && r.frame() === page.mainFrame()) {
+      if (
+        r.isNavigationRequest() &&
+        r.frame() === page.mainFrame() &&
+        !this.downloadUrls.has(r.url())
+      ) {
         this.lastNavigation = { url: r.url(), error: r.failure()?.errorText ?? 'failed' };
       }
     });
@@ -74,6 +81,12 @@ export class PlaywrightTab implements BrowserTab {
       if (f === page.mainFrame()) this.navigations++;
     });
     page.on('dialog', (d) => this.onDialog(d));
+    page.on('download', (d) => {
+      this.downloadUrls.add(d.url());
+      // The browser aborts a navigation that became a download; the page stays as it was.
+      if (this.lastNavigation?.url === d.url() && this.lastNavigation.error)
+        this.lastNavigation = { url: d.url() };
+    });
   }
 
   url(): string {
@@ -233,6 +246,8 @@ export class PlaywrightTab implements BrowserTab {
         ...options,
         animations: 'disabled',
         caret: 'hide',
+        // Applied for this capture only, into frames and shadow roots too.
+        style: SECRET_FIELD_CSS,
         timeout: 15_000,
       });
     } catch (e) {
@@ -242,7 +257,16 @@ export class PlaywrightTab implements BrowserTab {
 
   async pdf(): Promise<Buffer> {
     try {
-      return await this.page.pdf({ printBackground: true });
+      const blank = (await this.page.$('[data-swiftbrowse-secret]').catch(() => null))
+        ? await this.page.addStyleTag({ content: SECRET_FIELD_CSS })
+        : undefined;
+      try {
+        return await this.page.pdf({ printBackground: true });
+      } finally {
+        await blank
+          ?.evaluate((el) => (el as unknown as { remove(): void }).remove())
+          .catch(() => undefined);
+      }
     } catch (e) {
       const err = fromPlaywright(e, 'Printing to PDF');
       if (/headless/i.test(err.message))

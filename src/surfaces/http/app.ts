@@ -3,7 +3,7 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ERROR_KINDS, httpStatusOf, OpError, toOpError } from '../../core/errors.js';
 import type { ActionResult } from '../../core/result.js';
-import { stripUrlCredentials } from '../../core/redact.js';
+import { scrub } from '../../core/redact.js';
 import { findBrowser } from '../../drivers/find-browser.js';
 import { opListing } from '../../ops/listing.js';
 import { runOp, type OpRuntime } from '../../ops/run-op.js';
@@ -11,15 +11,13 @@ import { PACKAGE_ROOT } from '../../package-root.js';
 import { resolveSessionName } from '../../sessions/resolve.js';
 import { adminRoutes } from './admin.js';
 import { isOperatorPath, operatorGuard } from './operator.js';
+import { fileAdminRoutes, isSignedFileLink, signedFileRoutes } from './file-routes.js';
 
 type Status = 200 | (typeof ERROR_KINDS)[keyof typeof ERROR_KINDS]['http'];
 
 function failure(c: Context, op: string, error: OpError) {
   const body = { ok: false, op, error: error.toInfo() };
-  return c.json(
-    JSON.parse(stripUrlCredentials(JSON.stringify(body))),
-    httpStatusOf(error.kind) as Status,
-  );
+  return c.json(scrub(body), httpStatusOf(error.kind) as Status);
 }
 
 function answer(c: Context, result: ActionResult) {
@@ -49,12 +47,9 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
     }
     // Operator routes answer to the operator token instead, when one is set.
     const operatorAuth = !!config.adminToken && isOperatorPath(c.req.path);
-    if (
-      config.token &&
-      !operatorAuth &&
-      !c.req.path.startsWith('/demo/') &&
-      c.req.path !== '/health'
-    ) {
+    const open =
+      c.req.path.startsWith('/demo/') || c.req.path === '/health' || isSignedFileLink(c.req.path);
+    if (config.token && !open && !operatorAuth) {
       if (c.req.header('authorization') !== `Bearer ${config.token}`) {
         return c.json(
           {
@@ -122,6 +117,9 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
   };
 
   app.get('/browser', (c) => call(c, 'status', {}));
+  app.get('/secrets', (c) => call(c, 'secrets', {}));
+  app.get('/files', (c) => call(c, 'files', {}));
+  app.route('/files', signedFileRoutes(rt.files));
   app.delete('/browser', (c) => call(c, 'close', {}));
   app.post('/browser/:op', async (c) => {
     const op = c.req.param('op');
@@ -179,6 +177,7 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
   const guard = operatorGuard(config);
   app.use('*', (c, next) => (isOperatorPath(c.req.path) ? guard(c, next) : next()));
   app.route('/admin', adminRoutes(rt));
+  app.route('/admin', fileAdminRoutes(rt.files));
 
   app.use('/demo/*', serveStatic({ root: PACKAGE_ROOT, rewriteRequestPath: (p) => p }));
   app.get('/demo', (c) => c.redirect('/demo/index.html'));

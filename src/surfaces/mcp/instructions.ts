@@ -1,4 +1,4 @@
-import { OPS_URI, SESSION_URI } from './resources.js';
+import { OPS_URI, SECRETS_URI, SESSION_URI } from './resources.js';
 import type { ToolSet } from './tools.js';
 
 /**
@@ -17,6 +17,8 @@ export function instructionsFor(set: ToolSet): string {
 - Every call answers with one ActionResult: ok, page (url, title), data, error (kind, message that names the next move), notes (navigated, new_tab, dialog_open...). After an action, data.changes holds the text that appeared on the page, not the page again: read it and the notes before acting further.
 - Add expect to an action to have its outcome checked: {"url_contains": "dashboard"}, {"text_visible": "Saved"}, {"visible": {"role": "dialog"}}. Without it, verification is not_checked: the input was delivered, the outcome unconfirmed.
 - snapshot reads the page (or one ref's subtree) as text with refs; outline lists the usable elements with a checked selector each; find locates elements. Take a snapshot when changes do not tell you enough.
+- To sign in without ever seeing a password: read ${SECRETS_URI} (names and keys, never values), then fill {"target": {"label": "Password"}, "secret": {"name": "...", "key": "password"}}. The server types it, only on the origins the secret allows.
+- Screenshots, PDFs and downloads land in this session's files with signed links; keep_file keeps one past the browser.
 - A consequential click or Enter (delete, pay, send, publish...) fails with approval_required: ask your user, then repeat it with "approved": true.
 - Argument errors name the expected shape. ${SESSION_URI} is this session's status, ${OPS_URI} every op's arguments, skill://swiftbrowse/SKILL.md the guide.`;
 }

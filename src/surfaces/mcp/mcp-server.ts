@@ -67,14 +67,16 @@ export function createMcpServer(options: McpServerOptions): Server {
   });
 
   const config = runtime.sessions.config;
+  const opData = async (extra: RequestExtra, op: string) => {
+    const session = await options.sessionOf(extra);
+    const result = await runOp(runtime, { op, args: {}, session, surface: 'mcp' });
+    if (!result.ok && result.error) throw new OpError(result.error.kind, result.error.message);
+    return result.data;
+  };
   const resourcesOf = (extra: RequestExtra): ResourceSource => ({
     opListing: () => opListing(runtime.ops.values()),
-    sessionStatus: async () => {
-      const session = await options.sessionOf(extra);
-      const result = await runOp(runtime, { op: 'status', args: {}, session, surface: 'mcp' });
-      if (!result.ok && result.error) throw new OpError(result.error.kind, result.error.message);
-      return result.data;
-    },
+    sessionStatus: () => opData(extra, 'status'),
+    opData: (op) => opData(extra, op),
   });
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({

@@ -6,6 +6,8 @@ import { PACKAGE_ROOT } from '../../package-root.js';
 
 export const SESSION_URI = 'swiftbrowse://session';
 export const OPS_URI = 'swiftbrowse://ops';
+export const SECRETS_URI = 'swiftbrowse://secrets';
+export const FILES_URI = 'swiftbrowse://files';
 const SKILL_PREFIX = 'skill://swiftbrowse/';
 const SKILL_DIR = join(PACKAGE_ROOT, 'skill');
 
@@ -15,6 +17,8 @@ export interface ResourceSource {
   sessionStatus(): Promise<unknown>;
   /** Every op with its argument schema (as GET /ops). */
   opListing(): unknown;
+  /** The data of a browserless read op (secrets, files) run in the caller's session. */
+  opData(op: 'secrets' | 'files'): Promise<unknown>;
 }
 
 /** Markdown files under skill/, SKILL.md first: the guide is written while the server runs. */
@@ -57,6 +61,19 @@ export async function listResources(): Promise<Resource[]> {
       mimeType: 'application/json',
       description: 'Every op with the JSON schema of its arguments',
     },
+    {
+      uri: SECRETS_URI,
+      name: 'secrets',
+      mimeType: 'application/json',
+      description:
+        'Secrets this session may type with fill {secret: {name, key}}: names, keys, allowed origins — never values',
+    },
+    {
+      uri: FILES_URI,
+      name: 'files',
+      mimeType: 'application/json',
+      description: "This session's files (downloads, screenshots, kept copies) with signed links",
+    },
     ...skill,
   ];
 }
@@ -71,6 +88,8 @@ export async function readResource(
 ): Promise<ReadResourceResult> {
   if (uri === SESSION_URI) return json(uri, await source.sessionStatus());
   if (uri === OPS_URI) return json(uri, { ops: source.opListing() });
+  if (uri === SECRETS_URI) return json(uri, await source.opData('secrets'));
+  if (uri === FILES_URI) return json(uri, await source.opData('files'));
   // Error hints point into the guide with a #section; the file is the resource.
   const path = uri.startsWith(SKILL_PREFIX) ? uri.slice(SKILL_PREFIX.length).split('#')[0] : '';
   // Only listed files are served, so a crafted path cannot leave skill/.

@@ -1,6 +1,6 @@
 import type { CallToolResult, ImageContent } from '@modelcontextprotocol/sdk/types.js';
 import { toOpError, type ErrorInfo } from '../../core/errors.js';
-import { stripUrlCredentials } from '../../core/redact.js';
+import { scrub } from '../../core/redact.js';
 import type { ActionResult } from '../../core/result.js';
 
 /** A result-shaped answer for a call that never reached runOp (no session, unknown tool…). */
@@ -12,7 +12,7 @@ export interface Refusal {
 
 export function refusal(op: string, e: unknown): Refusal {
   const body = { ok: false as const, op, error: toOpError(e).toInfo() };
-  return JSON.parse(stripUrlCredentials(JSON.stringify(body))) as Refusal;
+  return scrub(body);
 }
 
 interface EncodedImage {

@@ -1,0 +1,246 @@
+import assert from 'node:assert/strict';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { pino } from 'pino';
+import { startHarness, type Harness } from '../helpers/harness.js';
+
+const VALUE = 'p@ss w0rd&"<x>é';
+const MARKER = '[secret:admin/password]';
+
+/** Every way the value could be written down: none of these may appear anywhere. */
+const FORMS = [
+  VALUE,
+  encodeURIComponent(VALUE),
+  new URLSearchParams({ v: VALUE }).toString().slice(2),
+  VALUE.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;'),
+  VALUE.replace(/&/g, '&amp;').replace(/"/g, '&#34;').replace(/</g, '&lt;').replace(/>/g, '&gt;'),
+  JSON.stringify(VALUE).slice(1, -1),
+].map((f) => Buffer.from(f, 'utf8'));
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)],
+  );
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+
+let h: Harness;
+let dataDir: string;
+let secretsDir: string;
+let logPath: string;
+/** The raw text of every response SwiftBrowse sent in this file. */
+const emitted: string[] = [];
+
+/** The fields these tests read; data is what each op returns. */
+interface Body {
+  ok: boolean;
+  error: { kind: string; message: string };
+  page: { url: string };
+  data: {
+    secrets: {
+      name: string;
+      keys: string[];
+      description?: string;
+      allowed_origins: string[];
+      unrestricted: boolean;
+      source: string;
+    }[];
+    value?: null;
+    secret?: unknown;
+    result?: unknown;
+    track: string;
+    image: { base64: string };
+    last_url?: string;
+    changes?: unknown;
+  };
+}
+
+async function op(name: string, args: unknown = {}) {
+  const response = await h.request(`/browser/${name}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-session-key': 'sec' },
+    body: JSON.stringify(args),
+  });
+  const text = await response.text();
+  emitted.push(text);
+  return { status: response.status, body: JSON.parse(text) as Body };
+}
+
+before(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'swiftbrowse-secrets-e2e-'));
+  secretsDir = mkdtempSync(join(tmpdir(), 'swiftbrowse-secret-src-'));
+  logPath = join(dataDir, 'server.log');
+  mkdirSync(join(secretsDir, 'admin'));
+  writeFileSync(join(secretsDir, 'admin', 'password'), `${VALUE}\n`);
+  writeFileSync(join(secretsDir, 'admin', 'username'), 'alice');
+  writeFileSync(join(secretsDir, 'admin', '_description'), 'Fixture admin login');
+  mkdirSync(join(secretsDir, 'other'));
+  writeFileSync(join(secretsDir, 'other', 'password'), 'other-value-never-typed');
+  writeFileSync(join(secretsDir, 'other', '_allowed_urls'), 'https://allowed.example.com\n');
+  h = await startHarness(
+    { dataDir, secretsDirs: [secretsDir] },
+    pino({ level: 'info' }, pino.destination({ dest: logPath, sync: true })),
+  );
+  // The fixture origin is only known now: restrict admin to it.
+  writeFileSync(join(secretsDir, 'admin', '_allowed_urls'), `${h.server.PREFIX}\n`);
+  h.server.setContent(
+    '/secret-login.html',
+    `<!doctype html><title>Sign in</title>
+     <form action="/welcome" method="get">
+       <label for="user">User</label><input id="user" name="user">
+       <label for="pw">Password</label><input id="pw" name="pw" type="password">
+       <label for="pin">PIN</label><input id="pin" name="pin" style="width:200px">
+       <label for="blank">Blank</label><input id="blank" name="blank" style="width:200px">
+       <button>Sign in</button>
+     </form>`,
+  );
+  h.server.setRoute('/welcome', (req, res) => {
+    const q = new URL(req.url ?? '/', 'http://x').searchParams;
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(
+      `<!doctype html><title>Welcome</title><p>Welcome ${escapeHtml(q.get('user') ?? '')}</p><p id="echo">${escapeHtml(q.get('pin') ?? '')}</p>`,
+    );
+  });
+});
+after(async () => {
+  await h.close();
+  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(secretsDir, { recursive: true, force: true });
+});
+
+describe('secrets a model never sees', () => {
+  test('the catalogue lists names, keys and rules, never a value', async () => {
+    const { body } = await op('secrets');
+    assert.equal(body.ok, true, JSON.stringify(body.error));
+    const admin = body.data.secrets.find((s) => s.name === 'admin')!;
+    assert.deepEqual(admin.keys, ['password', 'username']);
+    assert.equal(admin.description, 'Fixture admin login');
+    assert.deepEqual(admin.allowed_origins, [h.server.PREFIX]);
+    assert.equal(admin.unrestricted, false);
+    assert.equal(admin.source, `filesystem:${secretsDir}`);
+    const rest = await h.request('/secrets', { headers: { 'x-session-key': 'sec' } });
+    const text = await rest.text();
+    emitted.push(text);
+    assert.equal(rest.status, 200);
+    assert.match(text, /"name":"other"/);
+  });
+
+  test('a bound password reaches the field on an allowed origin and is never returned', async () => {
+    await op('goto', { url: `${h.server.PREFIX}/secret-login.html` });
+    assert.equal((await op('fill', { target: { label: 'User' }, value: 'alice' })).body.ok, true);
+    const r = await op('fill', {
+      target: { label: 'Password' },
+      secret: { name: 'admin', key: 'password' },
+    });
+    assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
+    assert.deepEqual(r.body.data.value, null);
+    assert.deepEqual(r.body.data.secret, { name: 'admin', key: 'password' });
+    const typed = await h.op(
+      'evaluate',
+      { script: "document.querySelector('#pw').value.length" },
+      'sec',
+    );
+    assert.equal(typed.body.data?.result, [...VALUE].length, 'the whole value reached the field');
+  });
+
+  test('a secret typed into a plain field is masked in the text track and blanked in screenshots', async () => {
+    const r = await op('fill', {
+      target: { label: 'PIN' },
+      secret: { name: 'admin', key: 'password' },
+    });
+    assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
+    const snap = await op('snapshot');
+    assert.match(snap.body.data.track, /#inp-pin\s+••••/);
+    const read = await op('extract', { target: { label: 'PIN' }, what: 'value' });
+    assert.equal(read.body.data.result, MARKER, 'a read of the value is scrubbed');
+    const script = await op('evaluate', { script: "document.querySelector('#pin').value" });
+    assert.equal(script.body.data.result, MARKER, 'evaluate reads it, and the result is scrubbed');
+    await op('evaluate', { script: 'document.activeElement.blur()' });
+    const shot = (css: string) => op('screenshot', { target: { css }, save: false });
+    const masked = (await shot('#pin')).body.data.image.base64;
+    const empty = (await shot('#blank')).body.data.image.base64;
+    assert.equal(masked, empty, 'the field with the secret looks empty in a capture');
+  });
+
+  test('a secret is refused on another origin and in evaluate, goto and expect', async () => {
+    const elsewhere = await op('fill', {
+      target: { label: 'User' },
+      secret: { name: 'other', key: 'password' },
+    });
+    assert.equal(elsewhere.status, 403);
+    assert.match(
+      elsewhere.body.error.message,
+      /may only be typed on https:\/\/allowed\.example\.com/,
+    );
+    const refused = [
+      await op('evaluate', { script: '1', secret: { name: 'admin', key: 'password' } }),
+      await op('goto', { url: h.server.PREFIX, secret: { name: 'admin', key: 'password' } }),
+      await op('click', {
+        target: { label: 'User' },
+        expect: { value: { label: 'PIN' }, secret: { name: 'admin', key: 'password' } },
+      }),
+    ];
+    for (const r of refused)
+      assert.equal(r.body.error?.kind, 'permission_denied', JSON.stringify(r.body));
+    const both = await op('fill', {
+      target: { label: 'User' },
+      value: 'x',
+      secret: { name: 'admin', key: 'password' },
+    });
+    assert.match(both.body.error.message, /exactly one of value or secret/);
+  });
+
+  test('a GET form carrying the value is not remembered as the last URL, and its echo is scrubbed', async () => {
+    const before = (await op('status')).body.data.last_url;
+    const r = await op('click', { target: { role: 'button', name: 'Sign in' } });
+    assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
+    assert.match(r.body.page.url, /\/welcome\?/);
+    assert.ok(r.body.page.url.includes(MARKER), r.body.page.url);
+    assert.ok(JSON.stringify(r.body.data.changes).includes(MARKER));
+    const status = (await op('status')).body.data;
+    assert.equal(status.last_url, before);
+  });
+
+  test('nothing emitted, logged or written under DATA_DIR carries the value, in any form', async () => {
+    await op('screenshot');
+    await op('close');
+    const texts = emitted.map((t) => Buffer.from(t, 'utf8'));
+    const files = filesUnder(dataDir).filter((f) => statSync(f).isFile());
+    const log = readFileSync(logPath, 'utf8');
+    for (const form of FORMS) {
+      texts.forEach((t, i) =>
+        assert.equal(t.indexOf(form), -1, `response ${i}: ${emitted[i].slice(0, 200)}`),
+      );
+      for (const file of files) assert.equal(readFileSync(file).indexOf(form), -1, file);
+    }
+    assert.ok(!log.includes('other-value-never-typed'));
+    const audit = log
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.event === 'secret_bind');
+    const allowed = audit.filter((l) => l.allowed === true);
+    assert.equal(allowed.length, 2);
+    assert.deepEqual(
+      {
+        secret: allowed[0].secret,
+        key: allowed[0].key,
+        session: allowed[0].session,
+        level: allowed[0].level,
+      },
+      { secret: 'admin', key: 'password', session: 'sec', level: 30 },
+    );
+    assert.ok(audit.some((l) => l.allowed === false && l.level === 40 && l.secret === 'other'));
+  });
+});
