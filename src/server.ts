@@ -2,6 +2,8 @@ import { serve, type ServerType } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import type { Config } from './config.js';
+import { join } from 'node:path';
+import { FlowLibrary } from './flows/library.js';
 import { PlaywrightDriver } from './drivers/playwright/playwright-driver.js';
 import { OP_MAP } from './ops/registry.js';
 import type { OpRuntime } from './ops/run-op.js';
@@ -25,7 +27,11 @@ export function createSwiftBrowse(
 ): SwiftBrowse {
   const driver = new PlaywrightDriver(config.browserPath);
   const sessions = new SessionManager(config, driver);
-  const runtime: OpRuntime = { sessions, ops: OP_MAP };
+  const runtime: OpRuntime = {
+    sessions,
+    ops: OP_MAP,
+    flows: new FlowLibrary(join(config.dataDir, 'flows')),
+  };
   const app = createHttpApp(runtime, VERSION);
   const mcp = mountMcp(app, runtime);
   let server: ServerType | undefined;

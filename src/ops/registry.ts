@@ -8,11 +8,13 @@ import { dialog } from './dialog.js';
 import { drag } from './drag.js';
 import { evaluate } from './evaluate.js';
 import { fill } from './fill.js';
+import { flowDelete, flowGet, flowList, flowRun, flowSave } from './flows.js';
 import { hover } from './hover.js';
 import { close, open, status } from './lifecycle.js';
 import { back, forward, goto, reload } from './navigate.js';
 import { network } from './network.js';
 import { press } from './press.js';
+import { report } from './report.js';
 import { extract, find, outline } from './read.js';
 import { scroll } from './scroll.js';
 import { diff, snapshot } from './snapshot.js';
@@ -54,6 +56,12 @@ export const OPS: readonly OpDefinition[] = [
   tabSelect,
   tabClose,
   batch,
+  flowList,
+  flowGet,
+  flowSave,
+  flowDelete,
+  flowRun,
+  report,
 ];
 
 export const OP_MAP: ReadonlyMap<string, OpDefinition> = new Map(OPS.map((op) => [op.name, op]));

@@ -6,6 +6,9 @@ import { OpError, toOpError } from '../core/errors.js';
 import { stripUrlCredentials } from '../core/redact.js';
 import { compactResult, type ActionResult, type Check, type Evidence } from '../core/result.js';
 import type { BrowserTab } from '../drivers/driver.js';
+import type { FlowLibrary } from '../flows/library.js';
+import type { RunRef } from '../flows/runner.js';
+import { verdictOf } from '../flows/verdict.js';
 import type { Session } from '../sessions/session.js';
 import type { SessionManager } from '../sessions/session-manager.js';
 import type { CommonArgs, OpContext, OpDefinition, OpOutcome, Surface } from './define.js';
@@ -24,11 +27,14 @@ export interface OpRequest {
   signal?: AbortSignal;
   /** Told when a batch starts each step, so a surface can report progress (MCP). */
   onProgress?: (message: string) => void;
+  /** The flow run and step this op is part of (DESIGN §8), for the session log and the report. */
+  run?: RunRef;
 }
 
 export interface OpRuntime {
   sessions: SessionManager;
   ops: ReadonlyMap<string, OpDefinition>;
+  flows: FlowLibrary;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -89,10 +95,20 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
       delivered: () => {
         delivered = true;
       },
-      runNested: (name, nestedArgs) => {
-        request.onProgress?.(`step ${++step}: ${name}`);
-        return execute(rt, { ...request, op: name, args: nestedArgs });
+      runNested: (name, nestedArgs, nested = {}) => {
+        request.onProgress?.(nested.progress ?? `step ${++step}: ${name}`);
+        return execute(rt, {
+          ...request,
+          op: name,
+          args: nestedArgs,
+          run: nested.run ?? request.run,
+          signal: nested.signal ?? request.signal,
+          surface: nested.surface ?? request.surface,
+        });
       },
+      ops: rt.ops,
+      flows: rt.flows,
+      run: request.run,
     };
     if (op.browser && op.name !== 'open' && op.name !== 'close') {
       tab = await ctx.tab();
@@ -209,7 +225,9 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
     notes,
     timing: { started_at_ms: started, duration_ms: Date.now() - started, timeout_ms: timeoutMs },
   };
-  return scrub(compactResult(result));
+  const final = scrub(compactResult(result));
+  if (op?.browser) verdictOf(session).record(final, request.run);
+  return final;
 }
 
 async function failureScreenshot(

@@ -1,31 +1,14 @@
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { ERROR_KINDS, httpStatusOf, OpError, toOpError } from '../../core/errors.js';
-import type { ActionResult } from '../../core/result.js';
-import { stripUrlCredentials } from '../../core/redact.js';
+import { OpError, toOpError } from '../../core/errors.js';
 import { findBrowser } from '../../drivers/find-browser.js';
 import { opListing } from '../../ops/listing.js';
 import { runOp, type OpRuntime } from '../../ops/run-op.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
 import { resolveSessionName } from '../../sessions/resolve.js';
-
-type Status = 200 | (typeof ERROR_KINDS)[keyof typeof ERROR_KINDS]['http'];
-
-function failure(c: Context, op: string, error: OpError) {
-  const body = { ok: false, op, error: error.toInfo() };
-  return c.json(
-    JSON.parse(stripUrlCredentials(JSON.stringify(body))),
-    httpStatusOf(error.kind) as Status,
-  );
-}
-
-function answer(c: Context, result: ActionResult) {
-  return c.json(
-    result,
-    (result.ok ? 200 : httpStatusOf(result.error?.kind ?? 'backend')) as Status,
-  );
-}
+import { flowRoutes } from './flows.js';
+import { answer, failure } from './respond.js';
 
 /** The HTTP surface: it only translates requests into runOp calls and results into responses. */
 export function createHttpApp(rt: OpRuntime, version: string): Hono {
@@ -167,6 +150,7 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
     return call(c, op, args);
   });
 
+  app.route('/', flowRoutes(rt));
   app.use('/demo/*', serveStatic({ root: PACKAGE_ROOT, rewriteRequestPath: (p) => p }));
   app.get('/demo', (c) => c.redirect('/demo/index.html'));
   app.get('/demo/', (c) => c.redirect('/demo/index.html'));
