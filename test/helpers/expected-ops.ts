@@ -33,4 +33,10 @@ export const EXPECTED_OPS = [
   'console',
   'network',
   'drag',
+  'flow_list',
+  'flow_get',
+  'flow_save',
+  'flow_delete',
+  'flow_run',
+  'report',
 ] as const;

@@ -3,6 +3,8 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import {
   CallToolRequestSchema,
   ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
   McpError,
@@ -15,7 +17,9 @@ import { runOp, type OpRuntime } from '../../ops/run-op.js';
 import type { Session } from '../../sessions/session.js';
 import { VERSION } from '../../version.js';
 import { opListing } from '../../ops/listing.js';
+import { flowJsonSchema } from '../../flows/schema.js';
 import { instructionsFor } from './instructions.js';
+import { loadPrompts, renderPrompt } from './prompts.js';
 import { withProgress, type ProgressSink } from './progress.js';
 import {
   listResources,
@@ -62,9 +66,10 @@ function protocolError(e: unknown): McpError {
 export function createMcpServer(options: McpServerOptions): Server {
   const { runtime } = options;
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: {}, resources: {} },
+    capabilities: { tools: {}, resources: {}, prompts: {} },
     instructions: instructionsFor(options.tools),
   });
+  const prompts = loadPrompts();
 
   const config = runtime.sessions.config;
   const resourcesOf = (extra: RequestExtra): ResourceSource => ({
@@ -75,6 +80,18 @@ export function createMcpServer(options: McpServerOptions): Server {
       if (!result.ok && result.error) throw new OpError(result.error.kind, result.error.message);
       return result.data;
     },
+    flowLibrary: async () => {
+      const session = options.sessionOf(extra);
+      const result = await runOp(runtime, {
+        op: 'flow_list',
+        args: { everywhere: true },
+        session,
+        surface: 'mcp',
+      });
+      if (!result.ok && result.error) throw new OpError(result.error.kind, result.error.message);
+      return result.data;
+    },
+    flowSchema: () => flowJsonSchema(runtime.ops.values()),
   });
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
@@ -129,6 +146,24 @@ export function createMcpServer(options: McpServerOptions): Server {
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     try {
       return await readResource(resourcesOf(extra), request.params.uri);
+    } catch (e) {
+      throw protocolError(e);
+    }
+  });
+
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({
+    prompts: [...prompts.values()].map((p) => p.prompt),
+  }));
+
+  server.setRequestHandler(GetPromptRequestSchema, (request) => {
+    const template = prompts.get(request.params.name);
+    if (!template)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `No prompt "${request.params.name}". Prompts: ${[...prompts.keys()].join(', ')}.`,
+      );
+    try {
+      return renderPrompt(template, request.params.arguments);
     } catch (e) {
       throw protocolError(e);
     }

@@ -6,6 +6,8 @@ import { PACKAGE_ROOT } from '../../package-root.js';
 
 export const SESSION_URI = 'swiftbrowse://session';
 export const OPS_URI = 'swiftbrowse://ops';
+export const FLOWS_URI = 'swiftbrowse://flows';
+export const FLOW_SCHEMA_URI = 'swiftbrowse://schemas/flow';
 const SKILL_PREFIX = 'skill://swiftbrowse/';
 const SKILL_DIR = join(PACKAGE_ROOT, 'skill');
 
@@ -15,6 +17,10 @@ export interface ResourceSource {
   sessionStatus(): Promise<unknown>;
   /** Every op with its argument schema (as GET /ops). */
   opListing(): unknown;
+  /** The session's flows and the global ones (flow_list everywhere). */
+  flowLibrary(): Promise<unknown>;
+  /** The JSON Schema of a flow document. */
+  flowSchema(): unknown;
 }
 
 /** Markdown files under skill/, SKILL.md first: the guide is written while the server runs. */
@@ -28,7 +34,8 @@ async function skillFiles(dir = SKILL_DIR): Promise<string[]> {
   const found: string[] = [];
   for (const e of entries) {
     const path = join(dir, e.name);
-    if (e.isDirectory()) found.push(...(await skillFiles(path)));
+    // Prompts are MCP prompts, not pages of the guide.
+    if (e.isDirectory() && e.name !== 'prompts') found.push(...(await skillFiles(path)));
     else if (e.name.endsWith('.md')) found.push(relative(SKILL_DIR, path).split(sep).join('/'));
   }
   return found.sort((a, b) => (a === 'SKILL.md' ? -1 : b === 'SKILL.md' ? 1 : a.localeCompare(b)));
@@ -57,6 +64,18 @@ export async function listResources(): Promise<Resource[]> {
       mimeType: 'application/json',
       description: 'Every op with the JSON schema of its arguments',
     },
+    {
+      uri: FLOWS_URI,
+      name: 'flows',
+      mimeType: 'application/json',
+      description: 'The saved flows you can run (yours and global), with their parameters',
+    },
+    {
+      uri: FLOW_SCHEMA_URI,
+      name: 'flow schema',
+      mimeType: 'application/schema+json',
+      description: 'The JSON Schema of a flow document, steps derived from the op schemas',
+    },
     ...skill,
   ];
 }
@@ -71,6 +90,8 @@ export async function readResource(
 ): Promise<ReadResourceResult> {
   if (uri === SESSION_URI) return json(uri, await source.sessionStatus());
   if (uri === OPS_URI) return json(uri, { ops: source.opListing() });
+  if (uri === FLOWS_URI) return json(uri, await source.flowLibrary());
+  if (uri === FLOW_SCHEMA_URI) return json(uri, source.flowSchema());
   // Error hints point into the guide with a #section; the file is the resource.
   const path = uri.startsWith(SKILL_PREFIX) ? uri.slice(SKILL_PREFIX.length).split('#')[0] : '';
   // Only listed files are served, so a crafted path cannot leave skill/.
