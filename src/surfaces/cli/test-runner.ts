@@ -108,8 +108,21 @@ async function runOne(
     params: values,
   });
   const verdict = (await postOp(own, 'report', {})).body.data as Verdict | undefined;
+  const test = toCase(shown, name, session, started, run.body, verdict ?? {});
+  // A failure no acting step photographed (an assert) is photographed now, before the browser goes.
+  if (test.status === 'failed' && !test.screenshot?.data_uri) {
+    const shot = await postOp(own, 'screenshot', { format: 'jpeg', quality: 60 }).catch(
+      () => undefined,
+    );
+    const image = shot?.body.data?.image as { base64?: string } | undefined;
+    if (image?.base64)
+      test.screenshot = {
+        name: String(shot?.body.data?.file ?? 'failure.jpg'),
+        data_uri: `data:image/jpeg;base64,${image.base64}`,
+      };
+  }
   await postOp(own, 'close', {}).catch(() => undefined);
-  return toCase(shown, name, session, started, run.body, verdict ?? {});
+  return test;
 }
 
 function errorCase(
