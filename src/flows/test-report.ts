@@ -49,7 +49,6 @@ export function totalsOf(tests: TestCase[]): TestRunReport['totals'] {
 const xml = (text: string) =>
   text
     // Characters XML 1.0 cannot carry at all.
-    // eslint-disable-next-line no-control-regex
     .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
