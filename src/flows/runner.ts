@@ -252,8 +252,14 @@ export async function runFlow(
       if (step.note) line.note = step.note;
     }
     report.steps.push(line);
+    if (runner.signal?.aborted) {
+      error = new OpError('timeout', `The run was cancelled by its caller during ${label}.`, {
+        details: { step: n, cancelled: true },
+      });
+      break;
+    }
     if (result.ok || step.on_error === 'continue') continue;
-    if (budget.aborted && !runner.signal?.aborted) {
+    if (budget.aborted) {
       error = timedOut(flow, label, n, budgetMs);
       break;
     }
