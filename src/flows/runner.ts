@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OpError, type ErrorInfo } from '../core/errors.js';
+import { OpError, toOpError, type ErrorInfo } from '../core/errors.js';
 import type { ActionResult, Evidence } from '../core/result.js';
 import { describeTarget, type Target } from '../core/target.js';
 import { DEFAULT_FLOW_TIMEOUT_S, type Flow, type FlowStep } from './document.js';
@@ -224,7 +224,7 @@ export async function runFlow(
       ...(step.id ? { step_id: step.id } : {}),
       ...(step.on_error === 'continue' ? { tolerated: true } : {}),
     };
-    const result = await runner.runStep(step.op, args, ref, signal);
+    const result = await runner.runStep(step.op, args, ref, signal).catch(failedStep(step.op));
     report.steps_run = n;
     const clean = withoutImages(result) as ActionResult;
     results.push(clean);
@@ -263,7 +263,26 @@ export async function runFlow(
       error = timedOut(flow, label, n, budgetMs);
       break;
     }
-    error = stepFailure(flow, n, step, result);
+    let shot = result.evidence?.find((e) => e.kind === 'screenshot');
+    if (!shot && !signal.aborted) {
+      // Every failure carries a picture of the page (DESIGN §8); acting ops took one already.
+      const taken = await runner.runStep(
+        'screenshot',
+        { format: 'jpeg', quality: 60 },
+        ref,
+        signal,
+      );
+      shot = taken.evidence?.find((e) => e.kind === 'screenshot');
+      if (shot) {
+        (line.files ??= []).push({
+          name: shot.name,
+          path: shot.path,
+          ...(shot.url ? { url: shot.url } : {}),
+        });
+        evidence.push(shot);
+      }
+    }
+    error = stepFailure(flow, n, step, result, shot);
     break;
   }
   const last = results[results.length - 1];
@@ -279,6 +298,22 @@ export async function runFlow(
   return { report, error, evidence };
 }
 
+/** A step whose op threw instead of answering still gets a line and ends the run with a report. */
+function failedStep(op: string) {
+  return (e: unknown): ActionResult => {
+    const now = Date.now();
+    return {
+      ok: false,
+      op,
+      action_id: '',
+      session_id: '',
+      verification: { status: 'not_checked' },
+      error: toOpError(e).toInfo(),
+      timing: { started_at_ms: now, duration_ms: 0, timeout_ms: 0 },
+    };
+  };
+}
+
 function timedOut(flow: Flow, label: string, n: number, budgetMs: number): OpError {
   return new OpError(
     'timeout',
@@ -287,13 +322,18 @@ function timedOut(flow: Flow, label: string, n: number, budgetMs: number): OpErr
   );
 }
 
-function stepFailure(flow: Flow, n: number, step: FlowStep, result: ActionResult): OpError {
+function stepFailure(
+  flow: Flow,
+  n: number,
+  step: FlowStep,
+  result: ActionResult,
+  screenshot: Evidence | undefined,
+): OpError {
   const info: ErrorInfo = result.error ?? {
     kind: 'backend',
     message: 'The step failed without saying why.',
     recoverable: false,
   };
-  const screenshot = result.evidence?.find((e) => e.kind === 'screenshot');
   const details: Record<string, unknown> = { step: n };
   if (step.id) details.id = step.id;
   details.op = step.op;
@@ -306,7 +346,8 @@ function stepFailure(flow: Flow, n: number, step: FlowStep, result: ActionResult
       ...(screenshot.url ? { url: screenshot.url } : {}),
     };
   if (info.details) details.step_error = info.details;
-  const where = result.page?.url ? ` on ${result.page.url}` : '';
+  const url = result.page?.url;
+  const where = url && !info.message.includes(url) ? ` on ${url}` : '';
   return new OpError(
     info.kind,
     `The flow "${flow.name}" failed at ${stepLabel(n, step)}${where}: ${info.message}${step.note ? ` (note: ${step.note})` : ''}`,

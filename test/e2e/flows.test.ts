@@ -219,7 +219,7 @@ describe('save, list, get, run, report', () => {
     assert.equal(report.steps[2].note, 'The sign-up button sits under the form');
     const error = run.body.error!;
     assert.equal(error.kind, 'not_found');
-    assert.match(error.message, /step 3 \(id "join", click\) on http:.*login\.html/);
+    assert.match(error.message, /step 3 \(id "join", click\).*login\.html/);
     assert.equal(error.details?.step, 3);
     assert.equal(error.details?.id, 'join');
     assert.equal(error.details?.note, 'The sign-up button sits under the form');
@@ -295,7 +295,8 @@ describe('save, list, get, run, report', () => {
     assert.equal(racy.body.ok, true, 'without stable_for the guard latches onto the shell');
     const stable = await h.op('flow_run', { name: 'guard-stable' }, 'f3');
     assert.equal(stable.body.ok, false);
-    assert.equal(stable.body.error?.kind, 'verification_failed');
+    assert.equal(stable.body.error?.kind, 'verification_failed', stable.body.error?.message);
+    assert.ok(stable.body.error?.details?.screenshot, 'a failed assert is photographed too');
     assert.match(stable.body.error!.message, /Not signed in: run the login flow first/);
     assert.equal(
       stable.body.error?.hint?.read,

@@ -18,5 +18,6 @@ export function instructionsFor(set: ToolSet): string {
 - Add expect to an action to have its outcome checked: {"url_contains": "dashboard"}, {"text_visible": "Saved"}, {"visible": {"role": "dialog"}}. Without it, verification is not_checked: the input was delivered, the outcome unconfirmed.
 - snapshot reads the page (or one ref's subtree) as text with refs; outline lists the usable elements with a checked selector each; find locates elements. Take a snapshot when changes do not tell you enough.
 - A consequential click or Enter (delete, pay, send, publish...) fails with approval_required: ask your user, then repeat it with "approved": true.
+- Saved flows fly a known route in one call: status names the flows_here that apply to this page; flow_run {name, params} runs one, flow_save saves a route you worked out (schema: swiftbrowse://schemas/flow).
 - Argument errors name the expected shape. ${SESSION_URI} is this session's status, ${OPS_URI} every op's arguments, skill://swiftbrowse/SKILL.md the guide.`;
 }
