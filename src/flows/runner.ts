@@ -266,12 +266,9 @@ export async function runFlow(
     let shot = result.evidence?.find((e) => e.kind === 'screenshot');
     if (!shot && !signal.aborted) {
       // Every failure carries a picture of the page (DESIGN §8); acting ops took one already.
-      const taken = await runner.runStep(
-        'screenshot',
-        { format: 'jpeg', quality: 60 },
-        ref,
-        signal,
-      );
+      const taken = await runner
+        .runStep('screenshot', { format: 'jpeg', quality: 60 }, ref, signal)
+        .catch(failedStep('screenshot'));
       shot = taken.evidence?.find((e) => e.kind === 'screenshot');
       if (shot) {
         (line.files ??= []).push({
