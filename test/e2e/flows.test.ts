@@ -272,7 +272,7 @@ describe('save, list, get, run, report', () => {
     // The signed-in shell paints at once, then the auth guard sends the browser to the login page.
     h.server.setContent(
       '/shell.html',
-      `<h1>Dashboard</h1><p>Welcome back</p><script>setTimeout(() => location.replace('/login.html'), 1200)</script>`,
+      `<h1>Dashboard</h1><p>Welcome back</p><script>setTimeout(() => location.replace('/login.html'), 3000)</script>`,
     );
     const flow = (stable: boolean) => ({
       name: stable ? 'guard-stable' : 'guard-racy',
@@ -282,8 +282,8 @@ describe('save, list, get, run, report', () => {
           op: 'assert',
           args: {
             text_visible: 'Welcome back',
-            timeout: 4000,
-            ...(stable ? { stable_for: 2500 } : {}),
+            timeout: 6000,
+            ...(stable ? { stable_for: 4000 } : {}),
             message: 'Not signed in: run the login flow first.',
           },
         },
@@ -523,6 +523,10 @@ describe('validation', () => {
     assert.match(
       await refusal({ name: 'a', steps: [goto, { op: 'snapshot' }] }),
       /add return: true/,
+    );
+    assert.match(
+      await refusal({ name: '../escape', steps: [goto] }),
+      /Invalid flow name "..\/escape"/,
     );
   });
 
