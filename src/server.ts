@@ -1,9 +1,11 @@
 import { serve, type ServerType } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
+import { join } from 'node:path';
 import type { Config } from './config.js';
 import { PlaywrightDriver } from './drivers/playwright/playwright-driver.js';
 import { FileStore } from './files/file-store.js';
+import { FlowLibrary } from './flows/library.js';
 import { OP_MAP } from './ops/registry.js';
 import type { OpRuntime } from './ops/run-op.js';
 import { createSecrets } from './secrets/secrets.js';
@@ -37,6 +39,7 @@ export async function createSwiftBrowse(
     ops: OP_MAP,
     secrets: createSecrets(config, logger),
     files: new FileStore(config),
+    flows: new FlowLibrary(join(config.dataDir, 'flows')),
   };
   const app = createHttpApp(runtime, VERSION);
   const mcp = mountMcp(app, runtime);

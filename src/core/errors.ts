@@ -10,6 +10,8 @@ export const ERROR_KINDS = {
   permission_denied: { recoverable: false, http: 403 },
   navigation_failed: { recoverable: false, http: 502 },
   invalid_argument: { recoverable: false, http: 400 },
+  /** A write named a revision that is no longer current (If-Match). */
+  conflict: { recoverable: false, http: 412 },
   unsupported: { recoverable: false, http: 501 },
   session_not_found: { recoverable: false, http: 404 },
   session_limit: { recoverable: false, http: 429 },

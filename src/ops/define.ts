@@ -10,6 +10,8 @@ import type { ActionResult } from '../core/result.js';
 import type { OpError } from '../core/errors.js';
 import { expectSchema } from '../core/condition.js';
 import { millis } from '../core/schema.js';
+import type { FlowLibrary } from '../flows/library.js';
+import type { RunRef } from '../flows/runner.js';
 
 /** Which surface a call came through; approval defaults differ per surface (DESIGN §3.6). */
 export type Surface = 'http' | 'cli' | 'mcp' | 'flow' | 'test';
@@ -21,8 +23,6 @@ export interface OpContext {
   config: Config;
   secrets: Secrets;
   files: FileStore;
-  /** Set when the op runs as a flow step: the audit names flow and step. */
-  flow?: { name: string; step: string };
   surface: Surface;
   /** Consequential actions need `approved: true` when this is on. */
   approval: boolean;
@@ -36,8 +36,25 @@ export interface OpContext {
   tab(): Promise<BrowserTab>;
   /** Called just before input reaches the page: from then on the op is never retried. */
   delivered(): void;
-  /** Runs another op in this session (batch); the caller already holds the session. */
-  runNested(op: string, args: unknown): Promise<ActionResult>;
+  /** Runs another op in this session (batch, flow steps); the caller already holds the session. */
+  runNested(op: string, args: unknown, options?: NestedOptions): Promise<ActionResult>;
+  /** Every op, for ops that check or run others (flows). */
+  ops: ReadonlyMap<string, OpDefinition>;
+  /** The saved flows (DESIGN §8). */
+  flows: FlowLibrary;
+  /** The flow run and step this op is part of, when it is one. */
+  run?: RunRef;
+}
+
+/** How a nested op differs from its parent call. */
+export interface NestedOptions {
+  /** The flow step it is (recorded with the op). */
+  run?: RunRef;
+  /** Stops it early (a flow's cancel or timeout). */
+  signal?: AbortSignal;
+  /** The progress message instead of `step N: op`. */
+  progress?: string;
+  surface?: Surface;
 }
 
 /** What a handler returns; `runOp` turns it into the ActionResult. */

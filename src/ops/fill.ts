@@ -4,6 +4,7 @@ import { describeTarget, targetSchema } from '../core/target.js';
 import type { BrowserTab } from '../drivers/driver.js';
 import { callPage } from '../drivers/page-script.js';
 import type { ControlInfo } from '../page/protocol.js';
+import { auditStep } from '../flows/runner.js';
 import { defineOp, type OpContext } from './define.js';
 import { actionableElement, summarise, type ActionableElement } from './element.js';
 import { clickAt } from './pointer.js';
@@ -190,7 +191,7 @@ async function typeSecret(
   if (!focused) await plainClick(ctx, tab, el);
   // The origin that receives the keystrokes is the field's own document, read now.
   const here = String(await tab.evaluate(el.frame, 'location.href'));
-  const bind = { session: ctx.session, op: 'fill', flow: ctx.flow?.name, step: ctx.flow?.step };
+  const bind = { session: ctx.session, op: 'fill', ...auditStep(ctx.run) };
   const value = await ctx.secrets.bind(bind, ref, here);
   await callPage(tab, el.frame, 'markSecretField', el.handle);
   ctx.delivered();

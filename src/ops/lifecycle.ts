@@ -133,6 +133,8 @@ export const status = defineOp({
       data.tabs = await listTabs(s);
     }
     if (s.lastUrl) data.last_url = s.lastUrl;
+    const flowsHere = await ctx.flows.namesHere(s.name, s.lastUrl);
+    if (flowsHere.length) data.flows_here = flowsHere;
     return { data };
   },
 });

@@ -22,6 +22,8 @@ async function handOut<T extends { ref?: string; print?: string }>(
 
 export const find = defineOp({
   name: 'find',
+  // Discovery is the author's, not a step's (DESIGN §8): it finds the target a step then names.
+  step: false,
   summary:
     'List the elements a target matches: tag and attributes, own text, live value, ref, visible',
   readOnly: true,
@@ -115,6 +117,8 @@ export const extract = defineOp({
 
 export const outline = defineOp({
   name: 'outline',
+  // Discovery is the author's, not a step's (DESIGN §8): it finds the target a step then names.
+  step: false,
   summary:
     'The usable elements of the page, main content first: role, name, region, one checked durable target each, and why any cannot be used now (hidden — with what reveals it —, covered, disabled)',
   readOnly: true,

@@ -9,11 +9,13 @@ import { drag } from './drag.js';
 import { evaluate } from './evaluate.js';
 import { fill } from './fill.js';
 import { files, keepFile } from './files.js';
+import { flowDelete, flowGet, flowList, flowRun, flowSave } from './flows.js';
 import { hover } from './hover.js';
 import { close, open, stateSave, status } from './lifecycle.js';
 import { back, forward, goto, reload } from './navigate.js';
 import { network } from './network.js';
 import { press } from './press.js';
+import { report } from './report.js';
 import { extract, find, outline } from './read.js';
 import { scroll } from './scroll.js';
 import { secrets } from './secrets.js';
@@ -60,6 +62,12 @@ export const OPS: readonly OpDefinition[] = [
   keepFile,
   secrets,
   batch,
+  flowList,
+  flowGet,
+  flowSave,
+  flowDelete,
+  flowRun,
+  report,
 ];
 
 export const OP_MAP: ReadonlyMap<string, OpDefinition> = new Map(OPS.map((op) => [op.name, op]));

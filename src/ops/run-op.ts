@@ -6,6 +6,9 @@ import { compactResult, type ActionResult, type Check, type Evidence } from '../
 import type { BrowserTab } from '../drivers/driver.js';
 import type { FileStore } from '../files/file-store.js';
 import type { Secrets } from '../secrets/secrets.js';
+import type { FlowLibrary } from '../flows/library.js';
+import { auditStep, type RunRef } from '../flows/runner.js';
+import { verdictOf } from '../flows/verdict.js';
 import type { Session } from '../sessions/session.js';
 import { policyError, type SessionManager } from '../sessions/session-manager.js';
 import type { CommonArgs, OpContext, OpDefinition, OpOutcome, Surface } from './define.js';
@@ -24,8 +27,8 @@ export interface OpRequest {
   signal?: AbortSignal;
   /** Told when a batch starts each step, so a surface can report progress (MCP). */
   onProgress?: (message: string) => void;
-  /** The flow and step this op runs as, for the secrets audit. */
-  flow?: { name: string; step: string };
+  /** The flow run and step this op is part of (DESIGN §8), for the session log and the report. */
+  run?: RunRef;
 }
 
 export interface OpRuntime {
@@ -33,6 +36,7 @@ export interface OpRuntime {
   ops: ReadonlyMap<string, OpDefinition>;
   secrets: Secrets;
   files: FileStore;
+  flows: FlowLibrary;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -66,10 +70,7 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
         `Unknown op "${request.op}". Ops: ${[...rt.ops.keys()].join(', ')}.`,
       );
     }
-    rt.secrets.refuseMisplaced(
-      { session, op: op.name, flow: request.flow?.name, step: request.flow?.step },
-      request.args,
-    );
+    rt.secrets.refuseMisplaced({ session, op: op.name, ...auditStep(request.run) }, request.args);
     const args = parseArgs(op.name, op.args, request.args) as CommonArgs & Record<string, unknown>;
     timeoutMs = args.timeout ?? timeoutMs;
     conditions = args.expect;
@@ -81,7 +82,6 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
       config: rt.sessions.config,
       secrets: rt.secrets,
       files: rt.files,
-      flow: request.flow,
       surface: request.surface,
       approval: request.approval ?? rt.sessions.config.approval,
       timeoutMs,
@@ -104,10 +104,20 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
       delivered: () => {
         delivered = true;
       },
-      runNested: (name, nestedArgs) => {
-        request.onProgress?.(`step ${++step}: ${name}`);
-        return execute(rt, { ...request, op: name, args: nestedArgs });
+      runNested: (name, nestedArgs, nested = {}) => {
+        request.onProgress?.(nested.progress ?? `step ${++step}: ${name}`);
+        return execute(rt, {
+          ...request,
+          op: name,
+          args: nestedArgs,
+          run: nested.run ?? request.run,
+          signal: nested.signal ?? request.signal,
+          surface: nested.surface ?? request.surface,
+        });
       },
+      ops: rt.ops,
+      flows: rt.flows,
+      run: request.run,
     };
     if (op.browser && op.name !== 'open' && op.name !== 'close') {
       tab = await ctx.tab();
@@ -247,7 +257,9 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
   session.lastActiveAt = Date.now();
   await rt.sessions.persist(session);
   // Every result leaves through here: URL credentials and the session's bound values removed.
-  return scrub(compactResult(result), session.bound);
+  const final = scrub(compactResult(result), session.bound);
+  if (op?.browser) verdictOf(session).record(final, request.run);
+  return final;
 }
 
 async function failureScreenshot(

@@ -37,4 +37,10 @@ export const EXPECTED_OPS = [
   'files',
   'keep_file',
   'secrets',
+  'flow_list',
+  'flow_get',
+  'flow_save',
+  'flow_delete',
+  'flow_run',
+  'report',
 ] as const;

@@ -13,6 +13,7 @@ import { runProxyMcp } from '../mcp/proxy.js';
 import { runStdioMcp } from '../mcp/stdio.js';
 import { getJson, isHealthy, postOp, type ClientOptions } from './client.js';
 import { down, up } from './daemon.js';
+import { runTests } from './test-runner.js';
 
 /** Exit codes: 0 ok, 1 the op (or server) failed, 2 usage. */
 const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -248,6 +249,56 @@ export function buildProgram(setExit: (code: number) => void): Command {
       const body = readInput(text, file);
       setExit(await callServer(program, 'batch', Array.isArray(body) ? { steps: body } : body));
     });
+
+  program
+    .command('test <paths...>')
+    .description(
+      'Run flow files (.yaml, directories searched) as tests in parallel sessions; writes report.json, junit.xml and report.html; exit 0 only when all pass',
+    )
+    .option(
+      '--params <file>',
+      'parameters (YAML or JSON): name: value for every test, flows: {flow: {…}} per flow',
+    )
+    .option('--param <name=value...>', 'a parameter for every test (wins over --params)')
+    .option('--workers <n>', 'tests run at once, each in its own session', '2')
+    .option('--report-dir <dir>', 'where the reports go', 'swiftbrowse-report')
+    .option('--data-dir <dir>', 'data directory of the embedded server (DATA_DIR)')
+    .option('--browser-path <path>', 'Chromium executable of the embedded server (BROWSER_PATH)')
+    .option('--headed', 'show browser windows (HEADLESS=false)')
+    .action(
+      async (
+        paths: string[],
+        o: { params?: string; param?: string[]; workers: string; reportDir: string },
+        cmd: Command,
+      ) => {
+        const workers = Number(o.workers);
+        if (!Number.isInteger(workers) || workers < 1)
+          throw new UsageError(`--workers takes a whole number of at least 1 (got ${o.workers}).`);
+        const params: Record<string, string> = {};
+        for (const pair of o.param ?? []) {
+          const at = pair.indexOf('=');
+          if (at < 1) throw new UsageError(`--param takes name=value (got ${pair}).`);
+          params[pair.slice(0, at)] = pair.slice(at + 1);
+        }
+        const g = program.opts<{ server?: string; token?: string }>();
+        const report = await runTests({
+          paths,
+          paramsFile: o.params,
+          params,
+          workers,
+          reportDir: o.reportDir,
+          server: g.server,
+          token: g.token ?? process.env.SWIFTBROWSE_TOKEN,
+          serve: serveFlags(cmd),
+          log: (line) => process.stdout.write(`${line}\n`),
+        });
+        const { totals } = report;
+        process.stdout.write(
+          `${totals.passed} passed, ${totals.failed} failed, ${totals.errors} errors — reports in ${o.reportDir}\n`,
+        );
+        setExit(totals.passed === totals.tests ? EXIT.ok : EXIT.failed);
+      },
+    );
 
   program
     .command('doctor')

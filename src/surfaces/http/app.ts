@@ -1,31 +1,17 @@
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { ERROR_KINDS, httpStatusOf, OpError, toOpError } from '../../core/errors.js';
-import type { ActionResult } from '../../core/result.js';
-import { scrub } from '../../core/redact.js';
+import { OpError, toOpError } from '../../core/errors.js';
 import { findBrowser } from '../../drivers/find-browser.js';
 import { opListing } from '../../ops/listing.js';
 import { runOp, type OpRuntime } from '../../ops/run-op.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
-import { resolveSessionName } from '../../sessions/resolve.js';
+import { adminFlowRoutes } from './admin-flows.js';
 import { adminRoutes } from './admin.js';
-import { isOperatorPath, operatorGuard } from './operator.js';
 import { fileAdminRoutes, isSignedFileLink, signedFileRoutes } from './file-routes.js';
-
-type Status = 200 | (typeof ERROR_KINDS)[keyof typeof ERROR_KINDS]['http'];
-
-function failure(c: Context, op: string, error: OpError) {
-  const body = { ok: false, op, error: error.toInfo() };
-  return c.json(scrub(body), httpStatusOf(error.kind) as Status);
-}
-
-function answer(c: Context, result: ActionResult) {
-  return c.json(
-    result,
-    (result.ok ? 200 : httpStatusOf(result.error?.kind ?? 'backend')) as Status,
-  );
-}
+import { flowRoutes } from './flows.js';
+import { isOperatorPath, operatorGuard } from './operator.js';
+import { answer, callerName, failure } from './respond.js';
 
 /** The HTTP surface: it only translates requests into runOp calls and results into responses. */
 export function createHttpApp(rt: OpRuntime, version: string): Hono {
@@ -94,10 +80,7 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
   });
   app.get('/ops', (c) => c.json({ ops: opListing(rt.ops.values()) }));
 
-  const session = (c: Context) =>
-    rt.sessions.get(
-      resolveSessionName({ header: c.req.header('x-session-key'), query: c.req.query('session') }),
-    );
+  const session = (c: Context) => rt.sessions.get(callerName(c));
 
   const call = async (c: Context, op: string, args: unknown) => {
     try {
@@ -178,7 +161,9 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
   app.use('*', (c, next) => (isOperatorPath(c.req.path) ? guard(c, next) : next()));
   app.route('/admin', adminRoutes(rt));
   app.route('/admin', fileAdminRoutes(rt.files));
+  app.route('/admin/flows', adminFlowRoutes(rt));
 
+  app.route('/', flowRoutes(rt));
   app.use('/demo/*', serveStatic({ root: PACKAGE_ROOT, rewriteRequestPath: (p) => p }));
   app.get('/demo', (c) => c.redirect('/demo/index.html'));
   app.get('/demo/', (c) => c.redirect('/demo/index.html'));

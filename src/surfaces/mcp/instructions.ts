@@ -20,5 +20,6 @@ export function instructionsFor(set: ToolSet): string {
 - To sign in without ever seeing a password: read ${SECRETS_URI} (names and keys, never values), then fill {"target": {"label": "Password"}, "secret": {"name": "...", "key": "password"}}. The server types it, only on the origins the secret allows.
 - Screenshots, PDFs and downloads land in this session's files with signed links; keep_file keeps one past the browser.
 - A consequential click or Enter (delete, pay, send, publish...) fails with approval_required: ask your user, then repeat it with "approved": true.
+- Saved flows fly a known route in one call: status names the flows_here that apply to this page; flow_run {name, params} runs one, flow_save saves a route you worked out (schema: swiftbrowse://schemas/flow).
 - Argument errors name the expected shape. ${SESSION_URI} is this session's status, ${OPS_URI} every op's arguments, skill://swiftbrowse/SKILL.md the guide.`;
 }

@@ -3,6 +3,8 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import {
   CallToolRequestSchema,
   ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
   McpError,
@@ -15,7 +17,9 @@ import { runOp, type OpRuntime } from '../../ops/run-op.js';
 import type { Session } from '../../sessions/session.js';
 import { VERSION } from '../../version.js';
 import { opListing } from '../../ops/listing.js';
+import { flowJsonSchema } from '../../flows/schema.js';
 import { instructionsFor } from './instructions.js';
+import { loadPrompts, renderPrompt } from './prompts.js';
 import { withProgress, type ProgressSink } from './progress.js';
 import {
   listResources,
@@ -62,14 +66,15 @@ function protocolError(e: unknown): McpError {
 export function createMcpServer(options: McpServerOptions): Server {
   const { runtime } = options;
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: {}, resources: {} },
+    capabilities: { tools: {}, resources: {}, prompts: {} },
     instructions: instructionsFor(options.tools),
   });
+  const prompts = loadPrompts();
 
   const config = runtime.sessions.config;
-  const opData = async (extra: RequestExtra, op: string) => {
+  const opData = async (extra: RequestExtra, op: string, args: Record<string, unknown> = {}) => {
     const session = await options.sessionOf(extra);
-    const result = await runOp(runtime, { op, args: {}, session, surface: 'mcp' });
+    const result = await runOp(runtime, { op, args, session, surface: 'mcp' });
     if (!result.ok && result.error) throw new OpError(result.error.kind, result.error.message);
     return result.data;
   };
@@ -77,6 +82,8 @@ export function createMcpServer(options: McpServerOptions): Server {
     opListing: () => opListing(runtime.ops.values()),
     sessionStatus: () => opData(extra, 'status'),
     opData: (op) => opData(extra, op),
+    flowLibrary: () => opData(extra, 'flow_list', { everywhere: true }),
+    flowSchema: () => flowJsonSchema(runtime.ops.values()),
   });
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
@@ -131,6 +138,24 @@ export function createMcpServer(options: McpServerOptions): Server {
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     try {
       return await readResource(resourcesOf(extra), request.params.uri);
+    } catch (e) {
+      throw protocolError(e);
+    }
+  });
+
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({
+    prompts: [...prompts.values()].map((p) => p.prompt),
+  }));
+
+  server.setRequestHandler(GetPromptRequestSchema, (request) => {
+    const template = prompts.get(request.params.name);
+    if (!template)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `No prompt "${request.params.name}". Prompts: ${[...prompts.keys()].join(', ')}.`,
+      );
+    try {
+      return renderPrompt(template, request.params.arguments);
     } catch (e) {
       throw protocolError(e);
     }

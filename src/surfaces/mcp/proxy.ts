@@ -7,6 +7,8 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
   McpError,
@@ -82,7 +84,7 @@ export function createProxyServer(options: ProxyOptions): Server {
   };
 
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: {}, resources: {} },
+    capabilities: { tools: {}, resources: {}, prompts: {} },
     instructions: instructionsFor(options.tools),
   });
 
@@ -121,6 +123,12 @@ export function createProxyServer(options: ProxyOptions): Server {
   );
   server.setRequestHandler(ReadResourceRequestSchema, (request) =>
     forward((client) => client.readResource(request.params)).catch(toMcpError),
+  );
+  server.setRequestHandler(ListPromptsRequestSchema, () =>
+    forward((client) => client.listPrompts()).catch(toMcpError),
+  );
+  server.setRequestHandler(GetPromptRequestSchema, (request) =>
+    forward((client) => client.getPrompt(request.params)).catch(toMcpError),
   );
   return server;
 }

@@ -8,6 +8,8 @@ export const SESSION_URI = 'swiftbrowse://session';
 export const OPS_URI = 'swiftbrowse://ops';
 export const SECRETS_URI = 'swiftbrowse://secrets';
 export const FILES_URI = 'swiftbrowse://files';
+export const FLOWS_URI = 'swiftbrowse://flows';
+export const FLOW_SCHEMA_URI = 'swiftbrowse://schemas/flow';
 const SKILL_PREFIX = 'skill://swiftbrowse/';
 const SKILL_DIR = join(PACKAGE_ROOT, 'skill');
 
@@ -19,6 +21,10 @@ export interface ResourceSource {
   opListing(): unknown;
   /** The data of a browserless read op (secrets, files) run in the caller's session. */
   opData(op: 'secrets' | 'files'): Promise<unknown>;
+  /** The session's flows and the global ones (flow_list everywhere). */
+  flowLibrary(): Promise<unknown>;
+  /** The JSON Schema of a flow document. */
+  flowSchema(): unknown;
 }
 
 /** Markdown files under skill/, SKILL.md first: the guide is written while the server runs. */
@@ -32,7 +38,8 @@ async function skillFiles(dir = SKILL_DIR): Promise<string[]> {
   const found: string[] = [];
   for (const e of entries) {
     const path = join(dir, e.name);
-    if (e.isDirectory()) found.push(...(await skillFiles(path)));
+    // Prompts are MCP prompts, not pages of the guide.
+    if (e.isDirectory() && e.name !== 'prompts') found.push(...(await skillFiles(path)));
     else if (e.name.endsWith('.md')) found.push(relative(SKILL_DIR, path).split(sep).join('/'));
   }
   return found.sort((a, b) => (a === 'SKILL.md' ? -1 : b === 'SKILL.md' ? 1 : a.localeCompare(b)));
@@ -74,6 +81,18 @@ export async function listResources(): Promise<Resource[]> {
       mimeType: 'application/json',
       description: "This session's files (downloads, screenshots, kept copies) with signed links",
     },
+    {
+      uri: FLOWS_URI,
+      name: 'flows',
+      mimeType: 'application/json',
+      description: 'The saved flows you can run (yours and global), with their parameters',
+    },
+    {
+      uri: FLOW_SCHEMA_URI,
+      name: 'flow schema',
+      mimeType: 'application/schema+json',
+      description: 'The JSON Schema of a flow document, steps derived from the op schemas',
+    },
     ...skill,
   ];
 }
@@ -90,6 +109,8 @@ export async function readResource(
   if (uri === OPS_URI) return json(uri, { ops: source.opListing() });
   if (uri === SECRETS_URI) return json(uri, await source.opData('secrets'));
   if (uri === FILES_URI) return json(uri, await source.opData('files'));
+  if (uri === FLOWS_URI) return json(uri, await source.flowLibrary());
+  if (uri === FLOW_SCHEMA_URI) return json(uri, source.flowSchema());
   // Error hints point into the guide with a #section; the file is the resource.
   const path = uri.startsWith(SKILL_PREFIX) ? uri.slice(SKILL_PREFIX.length).split('#')[0] : '';
   // Only listed files are served, so a crafted path cannot leave skill/.

@@ -1,0 +1,93 @@
+import { Hono, type Context } from 'hono';
+import { z } from 'zod';
+import { parseArgs } from '../../core/args.js';
+import { toOpError } from '../../core/errors.js';
+import { checkName } from '../../core/names.js';
+import { deleteFlow, describeFlow, saveFlow } from '../../flows/edit.js';
+import type { OpRuntime } from '../../ops/run-op.js';
+import { bodyLimitOf, flowResponse, readFlowBody } from './flows.js';
+import { failure } from './respond.js';
+
+const moveArgs = z.strictObject({
+  to: z.string().min(1).describe('The library to move it to: "global" or a session name'),
+  replace: z.boolean().optional().describe('Overwrite a flow of the same name there'),
+});
+
+/**
+ * The operator's flow routes: every library, `global` included, can be written here. Mounted by
+ * the server under /admin/flows behind the operator guard, which is applied from outside.
+ */
+export function adminFlowRoutes(rt: OpRuntime): Hono {
+  const app = new Hono();
+  app.use('*', bodyLimitOf(rt.sessions.config.bodyLimit));
+  const refuse = (c: Context, op: string, e: unknown) => failure(c, op, toOpError(e));
+  const lib = (c: Context) => {
+    const library = c.req.param('library') ?? '';
+    return library === '_stdio' ? library : checkName('library', library);
+  };
+
+  app.get('/', async (c) => {
+    const libraries = await rt.flows.libraries();
+    return c.json({
+      libraries: await Promise.all(
+        libraries.map(async (library) => ({
+          library,
+          flows: await rt.flows.libraryFlows(library),
+        })),
+      ),
+    });
+  });
+
+  app.get('/:library/:name', async (c) => {
+    try {
+      return flowResponse(
+        c,
+        await describeFlow(rt.flows, rt.ops, lib(c), c.req.param('name'), { exact: true }),
+      );
+    } catch (e) {
+      return refuse(c, 'flow_get', e);
+    }
+  });
+
+  app.put('/:library/:name', async (c) => {
+    try {
+      const saved = await saveFlow(rt.flows, rt.ops, lib(c), await readFlowBody(c), {
+        name: c.req.param('name'),
+        ifMatch: c.req.header('if-match'),
+        writer: 'operator',
+      });
+      c.header('ETag', `"${saved.revision}"`);
+      return c.json(saved, saved.created ? 201 : 200);
+    } catch (e) {
+      return refuse(c, 'flow_save', e);
+    }
+  });
+
+  app.delete('/:library/:name', async (c) => {
+    try {
+      return c.json(
+        await deleteFlow(rt.flows, lib(c), c.req.param('name'), {
+          ifMatch: c.req.header('if-match'),
+          writer: 'operator',
+        }),
+      );
+    } catch (e) {
+      return refuse(c, 'flow_delete', e);
+    }
+  });
+
+  app.post('/:library/:name/move', async (c) => {
+    try {
+      const text = await c.req.text();
+      const args = parseArgs('move', moveArgs, text.trim() ? JSON.parse(text) : {});
+      const to = args.to === '_stdio' ? args.to : checkName('library', args.to);
+      const moved = await rt.flows.move(c.req.param('name'), lib(c), to, args.replace);
+      c.header('ETag', `"${moved.revision}"`);
+      return c.json({ name: moved.name, library: moved.library, revision: moved.revision });
+    } catch (e) {
+      return refuse(c, 'flow_move', e);
+    }
+  });
+
+  return app;
+}

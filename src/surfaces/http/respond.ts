@@ -1,0 +1,34 @@
+import type { Context } from 'hono';
+import { ERROR_KINDS, httpStatusOf, type OpError } from '../../core/errors.js';
+import { scrub } from '../../core/redact.js';
+import { resolveSessionName } from '../../sessions/resolve.js';
+import type { ActionResult } from '../../core/result.js';
+
+export type Status = 200 | (typeof ERROR_KINDS)[keyof typeof ERROR_KINDS]['http'];
+
+/** A refusal before or outside runOp, shaped like a failed result, with its kind's status. */
+export function failure(c: Context, op: string, error: OpError) {
+  const body = { ok: false, op, error: error.toInfo() };
+  return c.json(scrub(body), httpStatusOf(error.kind) as Status);
+}
+
+/** An op's result: 200 when ok, otherwise its error kind's status; the body is the result. */
+export function answer(c: Context, result: ActionResult) {
+  return c.json(
+    result,
+    (result.ok ? 200 : httpStatusOf(result.error?.kind ?? 'backend')) as Status,
+  );
+}
+
+/** Whether the request names a session at all (a `/flows` read without one reads `global`). */
+export function namesSession(c: Context): boolean {
+  return !!(c.req.header('x-session-key') || c.req.query('session'));
+}
+
+/** The session a request names, by the one rule every surface uses (DESIGN §6). */
+export function callerName(c: Context): string {
+  return resolveSessionName({
+    header: c.req.header('x-session-key'),
+    query: c.req.query('session'),
+  });
+}
