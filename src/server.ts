@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import type { Config } from './config.js';
 import { PlaywrightDriver } from './drivers/playwright/playwright-driver.js';
+import { logsDir, SessionLog } from './logs/session-log.js';
 import { OP_MAP } from './ops/registry.js';
 import type { OpRuntime } from './ops/run-op.js';
 import { SessionManager } from './sessions/session-manager.js';
@@ -25,7 +26,15 @@ export function createSwiftBrowse(
 ): SwiftBrowse {
   const driver = new PlaywrightDriver(config.browserPath);
   const sessions = new SessionManager(config, driver);
-  const runtime: OpRuntime = { sessions, ops: OP_MAP };
+  const logs = config.sessionLog
+    ? new SessionLog({
+        dir: logsDir(config.dataDir),
+        frames: config.logFrames,
+        framesMaxBytes: config.logFramesMaxMb * 1024 * 1024,
+        logger,
+      })
+    : undefined;
+  const runtime: OpRuntime = { sessions, ops: OP_MAP, logs };
   const app = createHttpApp(runtime, VERSION);
   const mcp = mountMcp(app, runtime);
   let server: ServerType | undefined;
@@ -56,6 +65,7 @@ export function createSwiftBrowse(
         server.close(() => resolve());
       });
       await sessions.shutdown();
+      await logs?.flush();
     },
   };
 }

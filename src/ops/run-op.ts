@@ -6,10 +6,12 @@ import { OpError, toOpError } from '../core/errors.js';
 import { stripUrlCredentials } from '../core/redact.js';
 import { compactResult, type ActionResult, type Check, type Evidence } from '../core/result.js';
 import type { BrowserTab } from '../drivers/driver.js';
+import { captureScreen, type Screen } from '../logs/frames.js';
+import type { SessionLog } from '../logs/session-log.js';
 import type { Session } from '../sessions/session.js';
 import type { SessionManager } from '../sessions/session-manager.js';
 import type { CommonArgs, OpContext, OpDefinition, OpOutcome, Surface } from './define.js';
-import { bindReading } from './element.js';
+import { bindReading, probedBox } from './element.js';
 import { baseline, checkNavigation, settle } from './settle.js';
 import { changesAfter, elementDiff, readShells, trackBaseline } from './track.js';
 import { failureMessage, verify } from './verify.js';
@@ -29,6 +31,8 @@ export interface OpRequest {
 export interface OpRuntime {
   sessions: SessionManager;
   ops: ReadonlyMap<string, OpDefinition>;
+  /** The per-session log (DESIGN §12); absent when SESSION_LOG is off. */
+  logs?: SessionLog;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -185,8 +189,14 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
   }
   tab = session.activeTab() ?? tab;
   const evidence: Evidence[] = [...(outcome.evidence ?? [])];
-  if (error && op?.acts && tab && !tab.isClosed() && error.kind !== 'invalid_argument') {
-    const shot = await failureScreenshot(rt.sessions, session, tab, actionId);
+  const failedAct = !!error && !!op?.acts && error.kind !== 'invalid_argument';
+  // One capture serves the failure evidence and the log's frame.
+  const screen =
+    tab && (failedAct || rt.logs?.wantsFrame(!!op?.acts, !!error))
+      ? await captureScreen(tab)
+      : undefined;
+  if (failedAct && screen) {
+    const shot = await failureScreenshot(rt.sessions, session, screen, actionId);
     if (shot) evidence.push(shot);
   }
   const page =
@@ -209,13 +219,20 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
     notes,
     timing: { started_at_ms: started, duration_ms: Date.now() - started, timeout_ms: timeoutMs },
   };
-  return scrub(compactResult(result));
+  const answer = scrub(compactResult(result));
+  rt.logs?.record({
+    result: answer,
+    args: request.args,
+    screen,
+    box: tab && probedBox(tab, started),
+  });
+  return answer;
 }
 
 async function failureScreenshot(
   sessions: SessionManager,
   session: Session,
-  tab: BrowserTab,
+  screen: Screen,
   actionId: string,
 ): Promise<Evidence | undefined> {
   try {
@@ -223,7 +240,7 @@ async function failureScreenshot(
     await mkdir(dir, { recursive: true });
     const name = `failure-${actionId}.jpg`;
     const path = join(dir, name);
-    await writeFile(path, await tab.screenshot({ type: 'jpeg', quality: 60 }));
+    await writeFile(path, screen.jpeg);
     return { kind: 'screenshot', name, path };
   } catch {
     return undefined; // evidence is best effort: the error itself must still be returned

@@ -1,4 +1,12 @@
-import type { ConsoleMessage, Dialog, Frame, JSHandle, Page, Request } from 'playwright-core';
+import type {
+  CDPSession,
+  ConsoleMessage,
+  Dialog,
+  Frame,
+  JSHandle,
+  Page,
+  Request,
+} from 'playwright-core';
 import { OpError } from '../../core/errors.js';
 import {
   RESOURCE_TYPES,
@@ -33,6 +41,7 @@ export class PlaywrightTab implements BrowserTab {
   private readonly consoleLog = new BoundedLog<ConsoleEntry>(LOG_LIMIT);
   private readonly networkLog = new BoundedLog<NetworkEntry>(LOG_LIMIT);
   private readonly requestEntries = new WeakMap<Request, NetworkEntry>();
+  private cdp?: Promise<CDPSession>;
 
   constructor(
     readonly id: string,
@@ -237,6 +246,34 @@ export class PlaywrightTab implements BrowserTab {
       });
     } catch (e) {
       throw fromPlaywright(e, 'Taking a screenshot');
+    }
+  }
+
+  async captureViewport(options: { maxWidth: number; quality: number }): Promise<Buffer> {
+    try {
+      this.cdp ??= this.page.context().newCDPSession(this.page);
+      const cdp = await this.cdp;
+      // Straight from the compositor: page.screenshot would finish CSS transitions and inject a
+      // caret-hiding style, which the page can observe.
+      const metrics = await cdp.send('Page.getLayoutMetrics');
+      const css = metrics.cssVisualViewport;
+      const deviceScale = metrics.visualViewport.clientWidth / css.clientWidth || 1;
+      const scale = Math.min(1, options.maxWidth / (css.clientWidth * deviceScale));
+      const { data } = await cdp.send('Page.captureScreenshot', {
+        format: 'jpeg',
+        quality: options.quality,
+        clip: {
+          x: css.pageX,
+          y: css.pageY,
+          width: css.clientWidth,
+          height: css.clientHeight,
+          scale,
+        },
+      });
+      return Buffer.from(data, 'base64');
+    } catch (e) {
+      this.cdp = undefined;
+      throw fromPlaywright(e, 'Capturing the viewport');
     }
   }
 

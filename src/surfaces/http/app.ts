@@ -9,6 +9,7 @@ import { opListing } from '../../ops/listing.js';
 import { runOp, type OpRuntime } from '../../ops/run-op.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
 import { resolveSessionName } from '../../sessions/resolve.js';
+import { mountLogRoutes } from './logs-routes.js';
 
 type Status = 200 | (typeof ERROR_KINDS)[keyof typeof ERROR_KINDS]['http'];
 
@@ -89,6 +90,7 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
     );
   });
   app.get('/ops', (c) => c.json({ ops: opListing(rt.ops.values()) }));
+  mountLogRoutes(app, config.dataDir);
 
   const session = (c: Context) =>
     rt.sessions.get(
