@@ -64,8 +64,9 @@ export function createSwiftBrowse(
         (server as import('node:http').Server).closeAllConnections?.();
         server.close(() => resolve());
       });
-      await sessions.shutdown();
+      // Frames still being taken need their browsers.
       await logs?.flush();
+      await sessions.shutdown();
     },
   };
 }

@@ -1,5 +1,6 @@
 import { stripUrlCredentials } from '../core/redact.js';
 import type { ActionResult, TargetSummary } from '../core/result.js';
+import type { Screen } from './frames.js';
 
 /** Where an element sat when it was acted on, in viewport CSS pixels. */
 export interface FrameBox {
@@ -40,14 +41,14 @@ export interface LogLine {
   viewport?: { width: number; height: number };
 }
 
-/** What run-op hands over for one op. */
+/** What the writer gets for one op. */
 export interface OpRecord {
   /** The result exactly as it left run-op (already scrubbed). */
   result: ActionResult;
   /** The arguments as the caller sent them. */
   args: unknown;
   /** JPEG of the viewport after the op, when one was taken. */
-  screen?: { jpeg: Buffer; viewport: { width: number; height: number } };
+  screen?: Screen;
   /** The element the op located, in viewport CSS pixels. */
   box?: FrameBox;
 }

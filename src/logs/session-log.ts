@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { appendFile, mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { FRAME_NAME, frameName } from './frames.js';
+import type { BrowserTab } from '../drivers/driver.js';
+import { captureScreen, FRAME_NAME, frameName, type Screen } from './frames.js';
 import { logLine, serializeLine, type LogLine, type OpRecord } from './log-line.js';
 
 export interface SessionLogOptions {
@@ -16,9 +17,21 @@ export interface SessionLogOptions {
   logger: Pick<Logger, 'error'>;
 }
 
+/** One op as run-op hands it over. */
+export interface RanOp extends Omit<OpRecord, 'screen'> {
+  /** The op changes the screen (its definition's `acts`). */
+  acts: boolean;
+  /** The tab the op left active, to capture the frame from. */
+  tab?: BrowserTab;
+  /** A capture run-op already took (failure evidence): the frame reuses it. */
+  screen?: Screen;
+}
+
 interface SessionState {
   /** Writes of this session, chained so lines land in op order. */
   chain: Promise<void>;
+  /** The frame capture in flight for the latest op. */
+  capturing?: Promise<unknown>;
   ready?: Promise<void>;
   nextFrame: number;
   frameBytes: number;
@@ -40,18 +53,30 @@ export class SessionLog {
 
   constructor(private readonly options: SessionLogOptions) {}
 
-  /** Is a frame due after this op? Ops that change the screen, and every failure. */
-  wantsFrame(acts: boolean, failed: boolean): boolean {
-    return this.options.frames && (acts || failed);
+  /**
+   * Queues the op's line; lines of one session are written in the order recorded. A frame is due
+   * after an op that changes the screen and after every failure: `screen` when run-op already
+   * took one (failure evidence), else it is captured now, while the answer goes out.
+   */
+  record(op: RanOp): void {
+    const session = op.result.session_id;
+    const state = this.state(session);
+    const due = this.options.frames && (op.acts || !op.result.ok);
+    const capturing = !op.screen && due && op.tab ? captureScreen(op.tab) : undefined;
+    state.capturing = capturing;
+    const screen = due ? (op.screen ?? capturing) : undefined;
+    const record = { result: op.result, args: op.args, box: op.box };
+    state.chain = state.chain
+      .then(async () => this.write(session, state, { ...record, screen: await screen }))
+      .catch((e: unknown) => this.report(session, state, e));
   }
 
-  /** Queues the op's line (and frame); lines of one session are written in the order recorded. */
-  record(record: OpRecord): void {
-    const session = record.result.session_id;
-    const state = this.state(session);
-    state.chain = state.chain
-      .then(() => this.write(session, state, record))
-      .catch((e: unknown) => this.report(session, state, e));
+  /**
+   * Resolves once the frame of the session's previous op is taken: the next op must not change
+   * the page before it is. Writing to disk is not waited for.
+   */
+  async captured(session: string): Promise<void> {
+    await this.states.get(session)?.capturing;
   }
 
   /** Resolves once every recorded line is written (shutdown, tests). */

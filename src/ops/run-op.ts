@@ -47,6 +47,8 @@ export function runOp(rt: OpRuntime, request: OpRequest): Promise<ActionResult> 
 
 async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult> {
   const { session } = request;
+  // The previous op's frame is taken before this op can change the page (status never waits).
+  if (rt.ops.get(request.op)?.browser !== false) await rt.logs?.captured(session.name);
   const started = Date.now();
   const actionId = session.nextActionId();
   const op = rt.ops.get(request.op);
@@ -189,13 +191,12 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
   }
   tab = session.activeTab() ?? tab;
   const evidence: Evidence[] = [...(outcome.evidence ?? [])];
-  const failedAct = !!error && !!op?.acts && error.kind !== 'invalid_argument';
   // One capture serves the failure evidence and the log's frame.
   const screen =
-    tab && (failedAct || rt.logs?.wantsFrame(!!op?.acts, !!error))
+    error && op?.acts && tab && error.kind !== 'invalid_argument'
       ? await captureScreen(tab)
       : undefined;
-  if (failedAct && screen) {
+  if (screen) {
     const shot = await failureScreenshot(rt.sessions, session, screen, actionId);
     if (shot) evidence.push(shot);
   }
@@ -223,6 +224,8 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
   rt.logs?.record({
     result: answer,
     args: request.args,
+    acts: !!op?.acts,
+    tab,
     screen,
     box: tab && probedBox(tab, started),
   });

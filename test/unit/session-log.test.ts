@@ -77,8 +77,8 @@ describe('SessionLog', () => {
         framesMaxBytes: 1024,
         logger: { error: (...a: unknown[]) => reported.push(a) } as never,
       });
-      log.record({ result: result({ op: 'status' }), args: {} });
-      log.record({ result: result({ op: 'status' }), args: {} });
+      log.record({ result: result({ op: 'status' }), args: {}, acts: false });
+      log.record({ result: result({ op: 'status' }), args: {}, acts: false });
       await log.flush();
       assert.equal(reported.length, 1);
     } finally {
@@ -99,9 +99,9 @@ describe('SessionLog', () => {
         jpeg: Buffer.alloc(1000, fill),
         viewport: { width: 1280, height: 800 },
       });
-      log.record({ result: result({ op: 'click' }), args: {}, screen: screen(1) });
-      log.record({ result: result({ op: 'click' }), args: {}, screen: screen(1) });
-      log.record({ result: result({ op: 'click' }), args: {}, screen: screen(2) });
+      log.record({ result: result({ op: 'click' }), args: {}, acts: true, screen: screen(1) });
+      log.record({ result: result({ op: 'click' }), args: {}, acts: true, screen: screen(1) });
+      log.record({ result: result({ op: 'click' }), args: {}, acts: true, screen: screen(2) });
       await log.flush();
       const lines = readFileSync(join(dir, 's', 'events.jsonl'), 'utf8')
         .trim()
