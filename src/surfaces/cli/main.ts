@@ -335,13 +335,20 @@ function sessionLines(body: { sessions: LogSummary[] }): string {
 /** One compact line per op: time, id, op, outcome, what it acted on or why it failed, where. */
 function logLines(page: LogPage): string {
   const lines = page.events.map((e) => {
-    const target = e.target
-      ? ` ${e.target.element.role ?? e.target.element.tag}${e.target.element.name ? ` "${e.target.element.name}"` : ''}`
-      : '';
-    const outcome = e.ok ? 'ok  ' : `FAIL ${e.error?.kind ?? ''}`;
-    const why = e.error ? ` — ${e.error.message.slice(0, 140)}` : '';
-    const frame = e.frame ? `  [${e.frame}]` : '';
-    return `${e.at.slice(11, 19)} ${e.action_id} ${e.op} ${outcome}${target}${why}  ${e.tab ?? '-'} ${e.url ?? ''} ${e.duration_ms}ms${frame}\n`;
+    const el = e.target?.element;
+    const parts = [
+      e.at.slice(11, 19),
+      e.action_id,
+      e.op,
+      e.ok ? 'ok' : `FAIL ${e.error?.kind ?? ''}`,
+      el ? `${el.role ?? el.tag}${el.name ? ` "${el.name}"` : ''}` : '',
+      e.error ? `— ${e.error.message.slice(0, 140)}` : '',
+      e.tab ?? '',
+      e.url ?? '',
+      `${e.duration_ms}ms`,
+      e.frame ? `[${e.frame}]` : '',
+    ];
+    return `${parts.filter(Boolean).join(' ')}\n`;
   });
   const shown =
     page.matched > page.events.length ? `(latest ${page.events.length} of ${page.matched})\n` : '';
