@@ -3,7 +3,7 @@ import type { ActionResult, TargetSummary } from '../core/result.js';
 import type { Screen } from './frames.js';
 
 /** Where an element sat when it was acted on, in viewport CSS pixels. */
-export interface FrameBox {
+export interface ViewportBox {
   x: number;
   y: number;
   width: number;
@@ -37,7 +37,7 @@ export interface LogLine {
   /** Why no frame was kept although one was due (the per-session cap). */
   frame_skipped?: string;
   /** The acted-on element on the frame, with the viewport it is measured in. */
-  box?: FrameBox;
+  box?: ViewportBox;
   viewport?: { width: number; height: number };
 }
 
@@ -50,7 +50,7 @@ export interface OpRecord {
   /** JPEG of the viewport after the op, when one was taken. */
   screen?: Screen;
   /** The element the op located, in viewport CSS pixels. */
-  box?: FrameBox;
+  box?: ViewportBox;
 }
 
 export const WITHHELD = '[withheld]';

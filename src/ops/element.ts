@@ -3,6 +3,7 @@ import type { TargetSummary } from '../core/result.js';
 import { describeTarget, strategyOf, type Target } from '../core/target.js';
 import type { BrowserTab, FramePath } from '../drivers/driver.js';
 import { callPage } from '../drivers/page-script.js';
+import type { ViewportBox } from '../logs/log-line.js';
 import type {
   Actionability,
   ElementInfo,
@@ -213,14 +214,6 @@ export async function probeOrRefuse(
     `${describeTarget(found.target)} on ${tab.url()}: ${when ? `${when}, ${why} Nothing was clicked.` : why}`,
     { details: { blocker: verdict.blocker, element: found.info.desc } },
   );
-}
-
-/** Where an element sat, in main-viewport CSS pixels. */
-export interface ViewportBox {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
 }
 
 /** The box of the element last probed on each tab, for the session log's frame. */
