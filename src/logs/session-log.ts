@@ -63,7 +63,8 @@ export class SessionLog {
     const state = this.state(session);
     const due = this.options.frames && (op.acts || !op.result.ok);
     const capturing = !op.screen && due && op.tab ? captureScreen(op.tab) : undefined;
-    state.capturing = capturing;
+    // Kept until replaced by a newer capture: a status call in between must not drop it.
+    if (capturing) state.capturing = capturing;
     const screen = due ? (op.screen ?? capturing) : undefined;
     const record = { result: op.result, args: op.args, box: op.box };
     state.chain = state.chain
