@@ -92,8 +92,13 @@ describe('the session log', () => {
       s,
     );
     assert.equal(covered.body.error?.kind, 'not_actionable');
+    // A failure of an op that changes nothing is framed too.
+    const failedAssert = await h.op('assert', { text_visible: 'Never shown', timeout: 0 }, s);
+    assert.equal(failedAssert.body.error?.kind, 'verification_failed');
     const { lines: log } = await lines(s);
-    const [, notFound, notActionable] = log;
+    const [, notFound, notActionable, assertLine] = log;
+    assert.equal(assertLine.error?.kind, 'verification_failed');
+    assert.ok(assertLine.frame, 'a failed assert has a frame');
     assert.equal(notFound.ok, false);
     assert.equal(notFound.error?.kind, 'not_found');
     assert.match(notFound.error!.message, /#absent/);
