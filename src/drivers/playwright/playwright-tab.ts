@@ -257,8 +257,8 @@ export class PlaywrightTab implements BrowserTab {
       // caret-hiding style, which the page can observe.
       const metrics = await cdp.send('Page.getLayoutMetrics');
       const css = metrics.cssVisualViewport;
-      const deviceScale = metrics.visualViewport.clientWidth / css.clientWidth || 1;
-      const scale = Math.min(1, options.maxWidth / (css.clientWidth * deviceScale));
+      // clip.scale counts CSS pixels, so the image is CSS-sized whatever the device scale factor.
+      const scale = Math.min(1, options.maxWidth / css.clientWidth);
       const { data } = await cdp.send('Page.captureScreenshot', {
         format: 'jpeg',
         quality: options.quality,
