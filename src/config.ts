@@ -236,6 +236,21 @@ export const SETTINGS = {
     schema: int(1024, 100 * 1024 * 1024).default(2 * 1024 * 1024),
     doc: 'Largest request body in bytes',
   },
+  sessionLog: {
+    env: 'SESSION_LOG',
+    schema: bool.default(true),
+    doc: 'Write every op to DATA_DIR/logs/<session>/events.jsonl (off: no session log, no frames)',
+  },
+  logFrames: {
+    env: 'LOG_FRAMES',
+    schema: bool.default(true),
+    doc: 'Keep a JPEG frame in the session log after ops that change the screen and after every failure',
+  },
+  logFramesMaxMb: {
+    env: 'LOG_FRAMES_MAX_MB',
+    schema: int(1, 100_000).default(100),
+    doc: 'Most megabytes of frames one session keeps; past it its log says frames stopped',
+  },
   logLevel: {
     env: 'LOG_LEVEL',
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import { PlaywrightDriver } from './drivers/playwright/playwright-driver.js';
 import { FileStore } from './files/file-store.js';
 import { FlowLibrary } from './flows/library.js';
+import { logsDir, SessionLog } from './logs/session-log.js';
 import { OP_MAP } from './ops/registry.js';
 import type { OpRuntime } from './ops/run-op.js';
 import { createSecrets } from './secrets/secrets.js';
@@ -34,12 +35,21 @@ export async function createSwiftBrowse(
     : new MemoryStore(config.sessionRecordTtl);
   const drivers = { playwright: new PlaywrightDriver(config.browserPath) };
   const sessions = new SessionManager(config, drivers, store, logger);
+  const logs = config.sessionLog
+    ? new SessionLog({
+        dir: logsDir(config.dataDir),
+        frames: config.logFrames,
+        framesMaxBytes: config.logFramesMaxMb * 1024 * 1024,
+        logger,
+      })
+    : undefined;
   const runtime: OpRuntime = {
     sessions,
     ops: OP_MAP,
     secrets: createSecrets(config, logger),
     files: new FileStore(config),
     flows: new FlowLibrary(join(config.dataDir, 'flows')),
+    logs,
   };
   const app = createHttpApp(runtime, VERSION);
   const mcp = mountMcp(app, runtime);
@@ -70,6 +80,8 @@ export async function createSwiftBrowse(
         (server as import('node:http').Server).closeAllConnections?.();
         server.close(() => resolve());
       });
+      // Frames still being taken need their browsers.
+      await logs?.flush();
       await sessions.shutdown();
     },
   };

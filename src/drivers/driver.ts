@@ -176,6 +176,11 @@ export interface BrowserTab {
   keyUp(key: string): Promise<void>;
   insertText(text: string): Promise<void>;
   screenshot(options: ScreenshotOptions): Promise<Buffer>;
+  /**
+   * A JPEG of the viewport exactly as it is, scaled down to at most `maxWidth` pixels: nothing in
+   * the page is paused, finished or injected, so taking one after every action changes nothing.
+   */
+  captureViewport(options: { maxWidth: number; quality: number }): Promise<Buffer>;
   pdf(): Promise<Buffer>;
   viewport(): { width: number; height: number };
   setViewport(width: number, height: number): Promise<void>;

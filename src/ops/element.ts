@@ -3,6 +3,7 @@ import type { TargetSummary } from '../core/result.js';
 import { describeTarget, strategyOf, type Target } from '../core/target.js';
 import type { BrowserTab, FramePath } from '../drivers/driver.js';
 import { callPage } from '../drivers/page-script.js';
+import type { ViewportBox } from '../logs/log-line.js';
 import type {
   Actionability,
   ElementInfo,
@@ -203,6 +204,9 @@ export async function probeOrRefuse(
 ): Promise<Actionability & { point: { x: number; y: number } }> {
   const verdict = await callPage(tab, found.frame, 'probe', found.handle, options);
   if (verdict.ok && verdict.point) return { ...verdict, point: verdict.point };
+  // A refused element is boxed on the failure frame too; inside an iframe its offset is unknown here.
+  if (verdict.box && found.frame.length === 0)
+    probed.set(tab, { box: verdict.box, at: Date.now() });
   const kind = verdict.blocker === 'detached' ? 'stale_element' : 'not_actionable';
   const why = verdict.message ?? 'it is not ready for input.';
   throw new OpError(
@@ -210,6 +214,15 @@ export async function probeOrRefuse(
     `${describeTarget(found.target)} on ${tab.url()}: ${when ? `${when}, ${why} Nothing was clicked.` : why}`,
     { details: { blocker: verdict.blocker, element: found.info.desc } },
   );
+}
+
+/** The box of the element last probed on each tab, for the session log's frame. */
+const probed = new WeakMap<BrowserTab, { box: ViewportBox; at: number }>();
+
+/** The box of the element probed on this tab since `since` (epoch ms), if any. */
+export function probedBox(tab: BrowserTab, since: number): ViewportBox | undefined {
+  const entry = probed.get(tab);
+  return entry && entry.at >= since ? entry.box : undefined;
 }
 
 /** Finds the element and checks it can take input now; otherwise says why (DESIGN §3.4). */
@@ -222,6 +235,7 @@ export async function actionableElement(
   const verdict = await probeOrRefuse(tab, found, options);
   const origin = await frameOrigin(tab, found.frame);
   const box = verdict.box ?? { x: verdict.point.x, y: verdict.point.y, width: 0, height: 0 };
+  probed.set(tab, { box: { ...box, x: box.x + origin.x, y: box.y + origin.y }, at: Date.now() });
   return {
     ...found,
     point: { x: verdict.point.x + origin.x, y: verdict.point.y + origin.y },

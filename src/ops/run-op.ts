@@ -9,10 +9,12 @@ import type { Secrets } from '../secrets/secrets.js';
 import type { FlowLibrary } from '../flows/library.js';
 import { auditStep, type RunRef } from '../flows/runner.js';
 import { verdictOf } from '../flows/verdict.js';
+import { captureScreen, type Screen } from '../logs/frames.js';
+import type { SessionLog } from '../logs/session-log.js';
 import type { Session } from '../sessions/session.js';
 import { policyError, type SessionManager } from '../sessions/session-manager.js';
 import type { CommonArgs, OpContext, OpDefinition, OpOutcome, Surface } from './define.js';
-import { bindReading } from './element.js';
+import { bindReading, probedBox } from './element.js';
 import { baseline, checkNavigation, settle } from './settle.js';
 import { changesAfter, elementDiff, readShells, trackBaseline } from './track.js';
 import { failureMessage, verify } from './verify.js';
@@ -37,6 +39,8 @@ export interface OpRuntime {
   secrets: Secrets;
   files: FileStore;
   flows: FlowLibrary;
+  /** The per-session log (DESIGN §12); absent when SESSION_LOG is off. */
+  logs?: SessionLog;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -51,6 +55,8 @@ export function runOp(rt: OpRuntime, request: OpRequest): Promise<ActionResult> 
 
 async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult> {
   const { session } = request;
+  // The previous op's frame is taken before this op can change the page (status never waits).
+  if (rt.ops.get(request.op)?.browser !== false) await rt.logs?.captured(session.name);
   const started = Date.now();
   const actionId = session.nextActionId();
   const op = rt.ops.get(request.op);
@@ -227,8 +233,13 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
   if (refused.length) error = policyError(refused[0].url, refused[0].reason);
   tab = session.activeTab() ?? tab;
   const evidence: Evidence[] = [...(outcome.evidence ?? [])];
-  if (error && op?.acts && tab && !tab.isClosed() && error.kind !== 'invalid_argument') {
-    const shot = await failureScreenshot(rt.files, session, tab, actionId);
+  // One capture serves the failure evidence and the log's frame.
+  const screen =
+    error && op?.acts && tab && error.kind !== 'invalid_argument'
+      ? await captureScreen(tab)
+      : undefined;
+  if (screen) {
+    const shot = await failureScreenshot(rt.files, session, screen, actionId);
     if (shot) evidence.push(shot);
   }
   const page =
@@ -259,18 +270,27 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
   // Every result leaves through here: URL credentials and the session's bound values removed.
   const final = scrub(compactResult(result), session.bound);
   if (op?.browser) verdictOf(session).record(final, request.run);
+  rt.logs?.record({
+    result: final,
+    args: scrub(request.args, session.bound),
+    run: request.run,
+    acts: !!op?.acts,
+    tab,
+    screen,
+    box: tab && probedBox(tab, started),
+  });
   return final;
 }
 
 async function failureScreenshot(
   files: FileStore,
   session: Session,
-  tab: BrowserTab,
+  screen: Screen,
   actionId: string,
 ): Promise<Evidence | undefined> {
   try {
     const name = `failure-${actionId}.jpg`;
-    await files.save(session.name, name, await tab.screenshot({ type: 'jpeg', quality: 60 }));
+    await files.save(session.name, name, screen.jpeg);
     return files.evidence(session.name, 'screenshot', name);
   } catch {
     return undefined; // evidence is best effort: the error itself must still be returned

@@ -1,4 +1,12 @@
-import type { ConsoleMessage, Dialog, Frame, JSHandle, Page, Request } from 'playwright-core';
+import type {
+  CDPSession,
+  ConsoleMessage,
+  Dialog,
+  Frame,
+  JSHandle,
+  Page,
+  Request,
+} from 'playwright-core';
 import { OpError } from '../../core/errors.js';
 import {
   RESOURCE_TYPES,
@@ -36,6 +44,7 @@ export class PlaywrightTab implements BrowserTab {
   private readonly requestEntries = new WeakMap<Request, NetworkEntry>();
   /** URLs that turned into downloads: their aborted navigation is not a failed load. */
   private readonly downloadUrls = new Set<string>();
+  private cdp?: Promise<CDPSession>;
 
   constructor(
     readonly id: string,
@@ -255,18 +264,53 @@ export class PlaywrightTab implements BrowserTab {
     }
   }
 
+  async captureViewport(options: { maxWidth: number; quality: number }): Promise<Buffer> {
+    try {
+      this.cdp ??= this.page.context().newCDPSession(this.page);
+      const cdp = await this.cdp;
+      // Straight from the compositor: page.screenshot would finish CSS transitions and inject a
+      // caret-hiding style, which the page can observe.
+      const metrics = await cdp.send('Page.getLayoutMetrics');
+      const css = metrics.cssVisualViewport;
+      // clip.scale counts CSS pixels, so the image is CSS-sized whatever the device scale factor.
+      const scale = Math.min(1, options.maxWidth / css.clientWidth);
+      const { data } = await this.withSecretsBlanked(() =>
+        cdp.send('Page.captureScreenshot', {
+          format: 'jpeg',
+          quality: options.quality,
+          clip: {
+            x: css.pageX,
+            y: css.pageY,
+            width: css.clientWidth,
+            height: css.clientHeight,
+            scale,
+          },
+        }),
+      );
+      return Buffer.from(data, 'base64');
+    } catch (e) {
+      this.cdp = undefined;
+      throw fromPlaywright(e, 'Capturing the viewport');
+    }
+  }
+
+  /** Runs a capture with fields holding a secret blanked; pages without one are not touched. */
+  private async withSecretsBlanked<T>(capture: () => Promise<T>): Promise<T> {
+    const blank = (await this.page.$('[data-swiftbrowse-secret]').catch(() => null))
+      ? await this.page.addStyleTag({ content: SECRET_FIELD_CSS })
+      : undefined;
+    try {
+      return await capture();
+    } finally {
+      await blank
+        ?.evaluate((el) => (el as unknown as { remove(): void }).remove())
+        .catch(() => undefined);
+    }
+  }
+
   async pdf(): Promise<Buffer> {
     try {
-      const blank = (await this.page.$('[data-swiftbrowse-secret]').catch(() => null))
-        ? await this.page.addStyleTag({ content: SECRET_FIELD_CSS })
-        : undefined;
-      try {
-        return await this.page.pdf({ printBackground: true });
-      } finally {
-        await blank
-          ?.evaluate((el) => (el as unknown as { remove(): void }).remove())
-          .catch(() => undefined);
-      }
+      return await this.withSecretsBlanked(() => this.page.pdf({ printBackground: true }));
     } catch (e) {
       const err = fromPlaywright(e, 'Printing to PDF');
       if (/headless/i.test(err.message))

@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { ConfigError, loadConfig, type ConfigInput } from '../../config.js';
 import { findBrowser } from '../../drivers/find-browser.js';
+import type { LogPage, LogSummary } from '../../logs/log-reader.js';
 import { opListing } from '../../ops/listing.js';
 import { OPS } from '../../ops/registry.js';
 import { createSwiftBrowse } from '../../server.js';
@@ -184,6 +185,54 @@ export function buildProgram(setExit: (code: number) => void): Command {
     });
 
   program
+    .command('logs [session]')
+    .description(
+      "List the sessions that have a log, or print one session's ops, one line each (from the running server)",
+    )
+    .option('--op <op>', 'only this op')
+    .option('--errors-only', 'only failed ops')
+    .option('--tab <tab>', 'only ops in this tab')
+    .option('--limit <n>', 'the latest n ops (default 500)')
+    .option('--json', "print the server's JSON")
+    .action(
+      async (
+        session: string | undefined,
+        o: { op?: string; errorsOnly?: boolean; tab?: string; limit?: string; json?: boolean },
+      ) => {
+        const options = client(program);
+        if (!session && (o.op || o.errorsOnly || o.tab || o.limit))
+          throw new UsageError('Filters need a session: swiftbrowse logs NAME --errors-only.');
+        const query = new URLSearchParams();
+        if (o.op) query.set('op', o.op);
+        if (o.errorsOnly) query.set('errors_only', 'true');
+        if (o.tab) query.set('tab', o.tab);
+        if (o.limit) query.set('limit', o.limit);
+        const path = session
+          ? `/logs/${encodeURIComponent(session)}${query.size ? `?${query}` : ''}`
+          : '/logs';
+        let r;
+        try {
+          r = await getJson({ ...options, session: undefined }, path);
+        } catch {
+          process.stderr.write(
+            `No SwiftBrowse server answers at ${options.server}. Start one with: swiftbrowse up\n`,
+          );
+          setExit(EXIT.failed);
+          return;
+        }
+        if (o.json || r.status !== 200)
+          print(r.body, program.opts<{ compact?: boolean }>().compact ?? false);
+        else
+          process.stdout.write(
+            session
+              ? logLines(r.body as LogPage)
+              : sessionLines(r.body as { sessions: LogSummary[] }),
+          );
+        setExit(r.status === 200 ? EXIT.ok : EXIT.failed);
+      },
+    );
+
+  program
     .command('mcp')
     .description(
       'Serve MCP on stdio: the browser in this process, or with --server a proxy to a running server',
@@ -329,6 +378,40 @@ export function buildProgram(setExit: (code: number) => void): Command {
     });
 
   return program;
+}
+
+function sessionLines(body: { sessions: LogSummary[] }): string {
+  if (body.sessions.length === 0) return 'No session has a log yet.\n';
+  const width = Math.max(...body.sessions.map((s) => s.session.length));
+  return body.sessions
+    .map(
+      (s) =>
+        `${s.session.padEnd(width)}  ${String(s.ops).padStart(5)} ops  ${String(s.errors).padStart(4)} errors  last ${s.last_at ?? '-'}\n`,
+    )
+    .join('');
+}
+
+/** One compact line per op: time, id, op, outcome, what it acted on or why it failed, where. */
+function logLines(page: LogPage): string {
+  const lines = page.events.map((e) => {
+    const el = e.target?.element;
+    const parts = [
+      e.at.slice(11, 19),
+      e.action_id,
+      e.op,
+      e.ok ? 'ok' : `FAIL ${e.error?.kind ?? ''}`,
+      el ? `${el.role ?? el.tag}${el.name ? ` "${el.name}"` : ''}` : '',
+      e.error ? `— ${e.error.message.slice(0, 140)}` : '',
+      e.tab ?? '',
+      e.url ?? '',
+      `${e.duration_ms}ms`,
+      e.frame ? `[${e.frame}]` : '',
+    ];
+    return `${parts.filter(Boolean).join(' ')}\n`;
+  });
+  const shown =
+    page.matched > page.events.length ? `(latest ${page.events.length} of ${page.matched})\n` : '';
+  return `${shown}${lines.join('')}` || 'No op matches.\n';
 }
 
 function readFileOrUsage(file: string): string {

@@ -12,6 +12,7 @@ import { fileAdminRoutes, isSignedFileLink, signedFileRoutes } from './file-rout
 import { flowRoutes } from './flows.js';
 import { isOperatorPath, operatorGuard } from './operator.js';
 import { answer, callerName, failure } from './respond.js';
+import { mountLogRoutes } from './logs-routes.js';
 
 /** The HTTP surface: it only translates requests into runOp calls and results into responses. */
 export function createHttpApp(rt: OpRuntime, version: string): Hono {
@@ -79,7 +80,6 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
     );
   });
   app.get('/ops', (c) => c.json({ ops: opListing(rt.ops.values()) }));
-
   const session = (c: Context) => rt.sessions.get(callerName(c));
 
   const call = async (c: Context, op: string, args: unknown) => {
@@ -157,8 +157,10 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
     return call(c, op, args);
   });
 
+  // Operator routes: the guard is registered before them, so it runs first.
   const guard = operatorGuard(config);
   app.use('*', (c, next) => (isOperatorPath(c.req.path) ? guard(c, next) : next()));
+  mountLogRoutes(app, config.dataDir);
   app.route('/admin', adminRoutes(rt));
   app.route('/admin', fileAdminRoutes(rt.files));
   app.route('/admin/flows', adminFlowRoutes(rt));

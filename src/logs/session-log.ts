@@ -1,0 +1,164 @@
+import { createHash } from 'node:crypto';
+import { appendFile, mkdir, readdir, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { BrowserTab } from '../drivers/driver.js';
+import { captureScreen, FRAME_NAME, frameName, type Screen } from './frames.js';
+import { logLine, serializeLine, type LogLine, type OpRecord } from './log-line.js';
+
+export interface SessionLogOptions {
+  /** `DATA_DIR/logs`: one directory per session below it. */
+  dir: string;
+  /** Keep JPEG frames (LOG_FRAMES). */
+  frames: boolean;
+  /** Frame bytes one session may hold (LOG_FRAMES_MAX_MB); past it frames stop. */
+  framesMaxBytes: number;
+  /** The server logger: a log that cannot be written is reported there, once per session. */
+  logger: Pick<Logger, 'error'>;
+}
+
+/** One op as run-op hands it over. */
+export interface RanOp extends Omit<OpRecord, 'screen'> {
+  /** The op changes the screen (its definition's `acts`). */
+  acts: boolean;
+  /** The tab the op left active, to capture the frame from. */
+  tab?: BrowserTab;
+  /** A capture run-op already took (failure evidence): the frame reuses it. */
+  screen?: Screen;
+}
+
+interface SessionState {
+  /** Writes of this session, chained so lines land in op order. */
+  chain: Promise<void>;
+  /** The frame capture in flight for the latest op. */
+  capturing?: Promise<unknown>;
+  ready?: Promise<void>;
+  nextFrame: number;
+  frameBytes: number;
+  lastHash?: string;
+  lastFrame?: string;
+  reported: boolean;
+}
+
+export function logsDir(dataDir: string): string {
+  return join(dataDir, 'logs');
+}
+
+/**
+ * The per-session log (DESIGN §12): one JSON line per op in `<dir>/<session>/events.jsonl` and
+ * JPEG frames in `<dir>/<session>/frames/`. `record` returns at once; writing never fails an op.
+ */
+export class SessionLog {
+  private readonly states = new Map<string, SessionState>();
+
+  constructor(private readonly options: SessionLogOptions) {}
+
+  /**
+   * Queues the op's line; lines of one session are written in the order recorded. A frame is due
+   * after an op that changes the screen and after every failure: `screen` when run-op already
+   * took one (failure evidence), else it is captured now, while the answer goes out.
+   */
+  record(op: RanOp): void {
+    const session = op.result.session_id;
+    const state = this.state(session);
+    const due = this.options.frames && (op.acts || !op.result.ok);
+    const capturing = !op.screen && due && op.tab ? captureScreen(op.tab) : undefined;
+    // Kept until replaced by a newer capture: a status call in between must not drop it.
+    if (capturing) state.capturing = capturing;
+    const screen = due ? (op.screen ?? capturing) : undefined;
+    const record = { result: op.result, args: op.args, box: op.box };
+    state.chain = state.chain
+      .then(async () => this.write(session, state, { ...record, screen: await screen }))
+      .catch((e: unknown) => this.report(session, state, e));
+  }
+
+  /**
+   * Resolves once the frame of the session's previous op is taken: the next op must not change
+   * the page before it is. Writing to disk is not waited for.
+   */
+  async captured(session: string): Promise<void> {
+    await this.states.get(session)?.capturing;
+  }
+
+  /** Resolves once every recorded line is written (shutdown, tests). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.states.values()].map((s) => s.chain));
+  }
+
+  private state(session: string): SessionState {
+    let state = this.states.get(session);
+    if (!state) {
+      state = { chain: Promise.resolve(), nextFrame: 1, frameBytes: 0, reported: false };
+      this.states.set(session, state);
+    }
+    return state;
+  }
+
+  private dirOf(session: string): string {
+    return join(this.options.dir, session);
+  }
+
+  /** Continues the numbering and the size count of frames kept by an earlier server run. */
+  private async resume(session: string, state: SessionState): Promise<void> {
+    const frames = join(this.dirOf(session), 'frames');
+    await mkdir(frames, { recursive: true });
+    state.frameBytes = 0;
+    for (const name of await readdir(frames)) {
+      if (!FRAME_NAME.test(name)) continue;
+      state.nextFrame = Math.max(state.nextFrame, Number.parseInt(name, 10) + 1);
+      state.frameBytes += (await stat(join(frames, name))).size;
+    }
+  }
+
+  private async write(session: string, state: SessionState, record: OpRecord): Promise<void> {
+    state.ready ??= this.resume(session, state);
+    await state.ready;
+    const line = logLine(record);
+    if (record.screen) await this.keepFrame(session, state, record, line);
+    await appendFile(join(this.dirOf(session), 'events.jsonl'), serializeLine(line));
+  }
+
+  private async keepFrame(
+    session: string,
+    state: SessionState,
+    record: OpRecord,
+    line: LogLine,
+  ): Promise<void> {
+    const { jpeg, viewport } = record.screen!;
+    const hash = createHash('sha1').update(jpeg).digest('hex');
+    if (hash === state.lastHash && state.lastFrame) {
+      line.frame = state.lastFrame;
+      line.frame_repeated = true;
+    } else if (state.frameBytes + jpeg.length > this.options.framesMaxBytes) {
+      const mb = Math.round(this.options.framesMaxBytes / 1024 / 1024);
+      line.frame_skipped = `this session's frames reached LOG_FRAMES_MAX_MB (${mb} MB); no more frames are kept for it`;
+      return;
+    } else {
+      const name = frameName(state.nextFrame++);
+      await writeFile(join(this.dirOf(session), 'frames', name), jpeg);
+      state.frameBytes += jpeg.length;
+      state.lastHash = hash;
+      state.lastFrame = name;
+      line.frame = name;
+    }
+    line.viewport = viewport;
+    // A click that navigated away has no box: the element is gone from the page the frame shows.
+    if (record.box && !record.result.notes?.includes('navigated')) line.box = roundBox(record.box);
+  }
+
+  private report(session: string, state: SessionState, e: unknown): void {
+    // Reset so the next op tries again from a clean state (the disk may have room again).
+    state.ready = undefined;
+    if (state.reported) return;
+    state.reported = true;
+    this.options.logger.error(
+      { err: e, session, dir: this.dirOf(session) },
+      `The session log of "${session}" could not be written (${(e as Error).message}); ops go on unlogged. Further failures of this log are not reported.`,
+    );
+  }
+}
+
+function roundBox(box: NonNullable<OpRecord['box']>): NonNullable<OpRecord['box']> {
+  const r = (n: number) => Math.round(n * 10) / 10;
+  return { x: r(box.x), y: r(box.y), width: r(box.width), height: r(box.height) };
+}
