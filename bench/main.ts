@@ -2,6 +2,7 @@
 // playwright-core, then start-up, per-op overhead, the text-track walk, scale and flows.
 // Prints the table and writes bench/results/<time>-<commit>.json.
 //   node dist/bench/main.js [--reps 3] [--quick] [--tasks a,b] [--skip scale,overhead,flow]
+//   [--same-session: one SwiftBrowse session for every task instead of a fresh one per task]
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -29,6 +30,7 @@ const { values } = parseArgs({
     quick: { type: 'boolean', default: false },
     tasks: { type: 'string' },
     skip: { type: 'string', default: '' },
+    'same-session': { type: 'boolean', default: false },
   },
 });
 const quick = values.quick ?? false;
@@ -65,6 +67,7 @@ const results: Results = {
     memoryGb: Math.round(totalmem() / 2 ** 30),
     loadBefore,
     reps,
+    sameSession: String(values['same-session'] ?? false),
     tokens: 'characters / 4',
   },
   agents: [],
@@ -79,7 +82,9 @@ try {
   ];
   for (const agent of agents) {
     log(`tasks: ${agent.name}`);
-    results.agents.push(await runAgent(agent, tasks, base, reps, log));
+    results.agents.push(
+      await runAgent(agent, tasks, base, reps, log, values['same-session'] ?? false),
+    );
   }
   if (!skip.has('overhead')) {
     log('overhead and text-track walk');

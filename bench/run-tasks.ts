@@ -8,6 +8,8 @@ export interface TaskRun {
   calls: Call[];
   /** Read intents the agent could answer from what it had already been sent. */
   readsAnswered: number;
+  /** Needles the last action's answer did not hold, with the start of that answer. */
+  readsNeeded: { needle: string; after: string }[];
   /** Needles the agent never saw: it would not know what happened. */
   missed: string[];
   error?: string;
@@ -16,7 +18,14 @@ export interface TaskRun {
 export async function runTask(agent: Agent, task: Task, base: string): Promise<TaskRun> {
   const first = agent.calls.length;
   const t0 = performance.now();
-  const run: TaskRun = { task: task.name, wallMs: 0, calls: [], readsAnswered: 0, missed: [] };
+  const run: TaskRun = {
+    task: task.name,
+    wallMs: 0,
+    calls: [],
+    readsAnswered: 0,
+    readsNeeded: [],
+    missed: [],
+  };
   // What the agent has been sent since its last action: what it knows about the page now.
   let seen = '';
   try {
@@ -35,6 +44,7 @@ export async function runTask(agent: Agent, task: Task, base: string): Promise<T
         run.readsAnswered++;
         continue;
       } else {
+        run.readsNeeded.push({ needle, after: seen.slice(0, 600) });
         seen += await agent.read();
         if (!seen.includes(needle)) {
           // Not rendered yet: an agent waits for it rather than reading again and again.

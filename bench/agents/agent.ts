@@ -34,6 +34,11 @@ export interface Agent {
   read(): Promise<string>;
   /** A script that knows the text it needs waits for it, then reads (raw only). */
   readFor?(needle: string): Promise<string>;
+  /**
+   * Starts over as a new conversation would (before each task, untimed): SwiftBrowse withholds
+   * text a session was shown before, and a new conversation has not seen it.
+   */
+  fresh?(warmUrl: string): Promise<void>;
   /** Waits until `needle` shows; returns the text received. */
   waitFor(needle: string): Promise<string>;
   stop(): Promise<void>;

@@ -67,6 +67,7 @@ export class SwiftBrowseAgent implements Agent {
   }
 
   async start(warmUrl: string): Promise<Started> {
+    this.calls = [];
     const t0 = performance.now();
     const { httpBase, tools, session } = this.options;
     this.transport = httpBase
@@ -93,6 +94,14 @@ export class SwiftBrowseAgent implements Agent {
   async listTools() {
     if (!this.client) throw new Error('start the agent first');
     return (await this.client.listTools()).tools;
+  }
+
+  async fresh(warmUrl: string): Promise<void> {
+    await this.stop();
+    const calls = this.calls;
+    await this.start(warmUrl);
+    // The warm-up goto is not part of any task.
+    this.calls = calls;
   }
 
   roots() {

@@ -19,6 +19,8 @@ export interface ScaleFigures {
   peakPssMb: number;
   pssPerSessionMb: number;
   failed: number;
+  /** The distinct failures, shortened. */
+  errors: string[];
 }
 
 export interface HttpStartup {
@@ -55,9 +57,13 @@ async function untilHealthy(url: string, child: ChildProcess): Promise<void> {
 async function together(agents: Agent[], task: Task, base: string) {
   const t0 = performance.now();
   const runs = await Promise.all(agents.map((a) => runTask(a, task, base)));
+  const errors = runs.flatMap((r) =>
+    r.error ? [r.error.slice(0, 300)] : r.missed.map((m) => `missed ${m}`),
+  );
   return {
     wallMs: performance.now() - t0,
     failed: runs.filter((r) => r.error || r.missed.length).length,
+    errors: [...new Set(errors)],
   };
 }
 
@@ -67,7 +73,7 @@ function figures(
   wallMs: number,
   failed: number,
   peak: { rssMb: number; pssMb: number },
-): ScaleFigures {
+): Omit<ScaleFigures, 'errors'> {
   return {
     tool,
     sessions: n,
@@ -125,9 +131,9 @@ export async function measureScale(options: {
       );
       await Promise.all(agents.map((a) => a.start(`${base}/blank.html`)));
       const sampler = samplePeak(serverTree);
-      const { wallMs, failed } = await together(agents, task, base);
+      const { wallMs, failed, errors } = await together(agents, task, base);
       const peak = sampler.stop();
-      out.push(figures('swiftbrowse (1 server)', n, wallMs, failed, peak));
+      out.push({ ...figures('swiftbrowse (1 server)', n, wallMs, failed, peak), errors });
       log(`  swiftbrowse ${n} sessions: ${Math.round(wallMs)} ms, ${failed} failed`);
       await Promise.all(agents.map(async (a) => (await a.run('close', {}), a.stop())));
     }
@@ -138,9 +144,9 @@ export async function measureScale(options: {
       );
       await Promise.all(agents.map((a) => a.start(`${base}/blank.html`)));
       const sampler = samplePeak(() => agents.flatMap((a) => a.roots()));
-      const { wallMs, failed } = await together(agents, task, base);
+      const { wallMs, failed, errors } = await together(agents, task, base);
       const peak = sampler.stop();
-      out.push(figures('playwright-mcp (N processes)', n, wallMs, failed, peak));
+      out.push({ ...figures('playwright-mcp (N processes)', n, wallMs, failed, peak), errors });
       log(`  playwright-mcp ${n} processes: ${Math.round(wallMs)} ms, ${failed} failed`);
       await Promise.all(agents.map((a) => a.stop()));
     }

@@ -19,6 +19,8 @@ export interface TaskFigures {
   readsAnswered: number;
   missed: string[];
   errors: string[];
+  /** Per repetition: the needles that took an explicit read, and what the action had answered. */
+  readsNeeded: { needle: string; after: string }[][];
 }
 
 export interface AgentFigures {
@@ -46,6 +48,7 @@ function figuresOf(runs: TaskRun[]): TaskFigures {
     readsAnswered: per((r) => r.readsAnswered),
     missed: [...new Set(runs.flatMap((r) => r.missed))],
     errors: [...new Set(runs.flatMap((r) => (r.error ? [r.error] : [])))],
+    readsNeeded: runs.map((r) => r.readsNeeded),
   };
 }
 
@@ -55,13 +58,17 @@ export async function runAgent(
   base: string,
   reps: number,
   log: (line: string) => void,
+  /** Keep one session for every task (SwiftBrowse then withholds text shown in earlier tasks). */
+  sameSession = false,
 ): Promise<AgentFigures> {
   const sampler = samplePeak(() => agent.roots());
   const start = await agent.start(`${base}/blank.html`);
-  const warm = agent.calls.length;
   const runs = new Map<string, TaskRun[]>();
+  let first = true;
   for (let rep = 0; rep < reps; rep++)
     for (const task of tasks) {
+      if (!first && sameSession !== true) await agent.fresh?.(`${base}/blank.html`);
+      first = false;
       const run = await runTask(agent, task, base);
       runs.set(task.name, [...(runs.get(task.name) ?? []), run]);
       const problem = run.error ?? (run.missed.length ? `missed ${run.missed.join(', ')}` : '');
@@ -70,7 +77,7 @@ export async function runAgent(
   const memory = sampler.stop();
   await agent.stop();
   const figures = tasks.map((t) => figuresOf(runs.get(t.name) ?? []));
-  const ms = agent.calls.slice(warm).map((c) => c.ms);
+  const ms = [...runs.values()].flat().flatMap((r) => r.calls.map((c) => c.ms));
   return {
     agent: agent.name,
     toolsChars: agent.toolsChars,
