@@ -1,0 +1,133 @@
+// npm run bench: the tasks through SwiftBrowse MCP (full, compact), Playwright MCP and raw
+// playwright-core, then start-up, per-op overhead, the text-track walk, scale and flows.
+// Prints the table and writes bench/results/<time>-<commit>.json.
+//   node dist/bench/main.js [--reps 3] [--quick] [--tasks a,b] [--skip scale,overhead,flow]
+//   [--same-session: one SwiftBrowse session for every task instead of a fresh one per task]
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { findBrowser } from '../src/drivers/find-browser.js';
+import { VERSION } from '../src/version.js';
+import { startFixtureServer } from '../test/helpers/fixture-server.js';
+import type { Agent } from './agents/agent.js';
+import { PLAYWRIGHT_MCP_VERSION, PlaywrightMcpAgent } from './agents/playwright-mcp.js';
+import { RawAgent } from './agents/raw.js';
+import { SwiftBrowseAgent } from './agents/swiftbrowse.js';
+import { serveApps } from './apps.js';
+import { render, type Results } from './report.js';
+import { measureFlow } from './sections/flow.js';
+import { measureOverhead } from './sections/overhead.js';
+import { measureScale } from './sections/scale.js';
+import { runAgent } from './sections/tasks.js';
+import { TASKS } from './tasks.js';
+
+const { values } = parseArgs({
+  options: {
+    reps: { type: 'string', default: '3' },
+    quick: { type: 'boolean', default: false },
+    tasks: { type: 'string' },
+    skip: { type: 'string', default: '' },
+    'same-session': { type: 'boolean', default: false },
+  },
+});
+const quick = values.quick ?? false;
+const reps = quick ? 1 : Number(values.reps);
+const skip = new Set((values.skip ?? '').split(',').filter(Boolean));
+const tasks = values.tasks ? TASKS.filter((t) => values.tasks!.split(',').includes(t.name)) : TASKS;
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+function quiet(cmd: string, args: string[]): string {
+  try {
+    return execFileSync(cmd, args, {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+const work = mkdtempSync(join(tmpdir(), 'swiftbrowse-bench-'));
+const server = await startFixtureServer();
+serveApps(server);
+const base = server.PREFIX;
+const loadBefore = quiet('cat', ['/proc/loadavg']);
+const results: Results = {
+  meta: {
+    date: new Date().toISOString(),
+    commit: quiet('git', ['rev-parse', '--short', 'HEAD']),
+    swiftbrowse: VERSION,
+    playwrightMcp: PLAYWRIGHT_MCP_VERSION,
+    chromium: quiet(findBrowser() ?? 'chromium', ['--version']),
+    node: process.version,
+    cpus: `${cpus().length} × ${cpus()[0]?.model ?? '?'}`,
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    loadBefore,
+    reps,
+    sameSession: String(values['same-session'] ?? false),
+    tokens: 'characters / 4',
+  },
+  agents: [],
+};
+
+try {
+  const agents: Agent[] = [
+    new SwiftBrowseAgent({ tools: 'full', env: { DATA_DIR: join(work, 'sb-full') } }),
+    new SwiftBrowseAgent({ tools: 'compact', env: { DATA_DIR: join(work, 'sb-compact') } }),
+    new PlaywrightMcpAgent(join(work, 'playwright-mcp')),
+    new RawAgent(),
+  ];
+  for (const agent of agents) {
+    log(`tasks: ${agent.name}`);
+    results.agents.push(
+      await runAgent(agent, tasks, base, reps, log, values['same-session'] ?? false),
+    );
+  }
+  if (!skip.has('overhead')) {
+    log('overhead and text-track walk');
+    Object.assign(
+      results,
+      await measureOverhead(server, join(work, 'sb-overhead'), quick ? 10 : 30),
+    );
+  }
+  if (!skip.has('scale')) {
+    log('start-up and scale');
+    const scaled = await measureScale({
+      base,
+      task: TASKS.find((t) => t.name === 'checkout')!,
+      dataDir: join(work, 'sb-serve'),
+      workDir: join(work, 'playwright-scale'),
+      swiftbrowseSessions: quick ? [1, 4] : [1, 4, 16],
+      playwrightProcesses: quick ? [1] : [1, 4],
+      log,
+    });
+    results.httpStartup = scaled.startup;
+    results.scale = scaled.scale;
+  }
+  if (!skip.has('flow')) {
+    log('flow vs separate calls');
+    results.flow = await measureFlow(base, join(work, 'sb-flow'));
+  }
+} finally {
+  await server.close();
+  rmSync(work, { recursive: true, force: true });
+}
+results.meta.loadAfter = quiet('cat', ['/proc/loadavg']);
+
+const table = render(results);
+console.log(
+  `SwiftBrowse ${results.meta.swiftbrowse} (${results.meta.commit}) vs Playwright MCP ${results.meta.playwrightMcp}, ${results.meta.chromium}, Node ${results.meta.node}, ${results.meta.cpus}, load ${loadBefore}\n`,
+);
+console.log(table);
+const dir = fileURLToPath(new URL('../../bench/results/', import.meta.url));
+mkdirSync(dir, { recursive: true });
+const file = join(
+  dir,
+  `${String(results.meta.date).replace(/[:.]/g, '-')}-${results.meta.commit}.json`,
+);
+writeFileSync(file, JSON.stringify(results, null, 2));
+writeFileSync(join(dir, 'latest.json'), JSON.stringify(results, null, 2));
+console.log(`\nresults: ${file}`);

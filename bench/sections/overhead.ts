@@ -1,0 +1,155 @@
+// What SwiftBrowse adds per op over raw playwright-core (with diff: false and with the diff), and
+// how long the in-page text-track walk takes on big pages.
+import { chromium, type Page } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import { CHROMIUM_ARGS, findBrowser } from '../../src/drivers/find-browser.js';
+import type { FixtureServer } from '../../test/helpers/fixture-server.js';
+import { generatedPage } from '../apps.js';
+import { SwiftBrowseAgent } from '../agents/swiftbrowse.js';
+import { median, round } from '../stats.js';
+
+const OPS_PAGE = `<!doctype html><title>Ops</title><main><label>Note <input id="note"></label>
+<button id="go">Add</button><ol id="out"></ol></main><script>
+document.getElementById('go').onclick = () => { const li = document.createElement('li');
+li.textContent = 'Added ' + document.getElementById('note').value; document.getElementById('out').append(li); };
+</script>`;
+
+export interface OverheadFigures {
+  iterations: number;
+  /** Median client round trip per op, ms. */
+  raw: { fill: number; click: number };
+  noDiff: { fill: number; click: number };
+  withDiff: { fill: number; click: number };
+  overheadNoDiffMs: number;
+  diffCostMs: number;
+}
+
+export interface WalkFigures {
+  page: string;
+  elements: number;
+  /** In-page text-track walk (performance.now inside the page), median ms. */
+  walkMs: number;
+  /** The snapshot op through MCP, client round trip, median ms. */
+  snapshotOpMs: number;
+  /** Playwright's own ariaSnapshot() of body, median ms, for reference. */
+  ariaSnapshotMs: number;
+  trackChars: number;
+  ariaChars: number;
+}
+
+async function timeIt(fn: () => Promise<unknown>): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
+export async function measureOverhead(
+  server: FixtureServer,
+  dataDir: string,
+  iterations: number,
+): Promise<{ overhead: OverheadFigures; walk: WalkFigures[] }> {
+  server.setContent('/ops.html', OPS_PAGE);
+  const url = `${server.PREFIX}/ops.html`;
+  const browser = await chromium.launch({ executablePath: findBrowser(), args: CHROMIUM_ARGS });
+  const page = await browser.newPage();
+  await page.goto(url);
+  const raw = { fill: [] as number[], click: [] as number[] };
+  for (let i = 0; i < iterations; i++) {
+    raw.fill.push(await timeIt(() => page.getByLabel('Note').fill(`note ${i}`)));
+    raw.click.push(await timeIt(() => page.getByRole('button', { name: 'Add' }).click()));
+  }
+
+  const sb = new SwiftBrowseAgent({ tools: 'compact', env: { DATA_DIR: dataDir } });
+  await sb.start(url);
+  const sbRun = async (diff: boolean) => {
+    const out = { fill: [] as number[], click: [] as number[] };
+    for (let i = 0; i < iterations; i++) {
+      out.fill.push(
+        await timeIt(() => sb.run('fill', { target: { label: 'Note' }, value: `note ${i}`, diff })),
+      );
+      out.click.push(
+        await timeIt(() => sb.run('click', { target: { role: 'button', name: 'Add' }, diff })),
+      );
+    }
+    return out;
+  };
+  const noDiff = await sbRun(false);
+  const withDiff = await sbRun(true);
+  const med = (x: { fill: number[]; click: number[] }) => ({
+    fill: round(median(x.fill), 1),
+    click: round(median(x.click), 1),
+  });
+  const all = (x: { fill: number[]; click: number[] }) => median([...x.fill, ...x.click]);
+  const overhead: OverheadFigures = {
+    iterations,
+    raw: med(raw),
+    noDiff: med(noDiff),
+    withDiff: med(withDiff),
+    overheadNoDiffMs: round(all(noDiff) - all(raw), 1),
+    diffCostMs: round(all(withDiff) - all(noDiff), 1),
+  };
+
+  const bundle = readFileSync(new URL('../../page/injected.js', import.meta.url), 'utf8');
+  const walk: WalkFigures[] = [];
+  const pages: [string, string][] = [
+    ['generated 2,000', '/gen2000.html'],
+    ['generated 10,000 (large)', '/gen10000.html'],
+    ['long article', '/article/1.html'],
+  ];
+  server.setContent('/gen2000.html', generatedPage(2000));
+  server.setContent('/gen10000.html', generatedPage(10000));
+  for (const [name, path] of pages) {
+    await page.goto(`${server.PREFIX}${path}`);
+    walk.push(await walkOf(page, bundle, name, sb, `${server.PREFIX}${path}`));
+  }
+  await sb.stop();
+  await browser.close();
+  return { overhead, walk };
+}
+
+async function walkOf(
+  page: Page,
+  bundle: string,
+  name: string,
+  sb: SwiftBrowseAgent,
+  url: string,
+): Promise<WalkFigures> {
+  await page.addScriptTag({ content: bundle });
+  const elements = await page.evaluate(() => document.querySelectorAll('*').length);
+  const walks: number[] = [];
+  let trackChars = 0;
+  for (let i = 0; i < 9; i++) {
+    const [ms, chars] = (await page.evaluate(
+      `(() => { const t = performance.now(); const r = __swiftbrowsePage.api.track({});
+        return [performance.now() - t, JSON.stringify(r.lines).length]; })()`,
+    )) as [number, number];
+    walks.push(ms);
+    trackChars = chars;
+  }
+  const aria: number[] = [];
+  let ariaChars = 0;
+  for (let i = 0; i < 5; i++)
+    aria.push(
+      await timeIt(async () => {
+        ariaChars = (await page.locator('body').ariaSnapshot()).length;
+      }),
+    );
+  await sb.run('goto', { url, diff: false });
+  const ops: number[] = [];
+  let snapshotChars = 0;
+  for (let i = 0; i < 5; i++)
+    ops.push(
+      await timeIt(async () => {
+        snapshotChars = (await sb.run('snapshot', {}, 'read')).text.length;
+      }),
+    );
+  return {
+    page: name,
+    elements,
+    walkMs: round(median(walks), 1),
+    snapshotOpMs: round(median(ops), 1),
+    ariaSnapshotMs: round(median(aria), 1),
+    trackChars: snapshotChars || trackChars,
+    ariaChars,
+  };
+}
