@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { CONSEQUENTIAL_WORDS } from './core/approval.js';
 import { looseEnum } from './core/schema.js';
+import { checkConfigCapabilities } from './drivers/webdriver/capabilities.js';
 
 const bool = z.union([z.boolean(), z.string()]).transform((v, ctx) => {
   if (typeof v === 'boolean') return v;
@@ -20,6 +21,22 @@ const list = z
 const pathList = z
   .union([z.array(z.string()), z.string()])
   .transform((v) => (Array.isArray(v) ? v : v.split(':')).map((s) => s.trim()).filter(Boolean));
+
+/** A JSON object, from the environment (a string) or from code. */
+const jsonObject = z
+  .union([z.record(z.string(), z.unknown()), z.string()])
+  .transform((v, ctx) => {
+    if (typeof v !== 'string') return v;
+    try {
+      const parsed: unknown = JSON.parse(v);
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+        return parsed as Record<string, unknown>;
+    } catch {
+      // reported below
+    }
+    ctx.addIssue({ code: 'custom', message: 'expected a JSON object, like {"myorg:pool": "fast"}' });
+    return z.NEVER;
+  });
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -141,6 +158,21 @@ export const SETTINGS = {
     schema: int(1024, 100 * 1024 * 1024).default(2 * 1024 * 1024),
     doc: 'Largest request body in bytes',
   },
+  gridUrl: {
+    env: 'GRID_URL',
+    schema: z.url().optional(),
+    doc: 'Selenium Grid (or any W3C WebDriver endpoint) to run browsers on instead of the local Chromium',
+  },
+  sessionCapabilities: {
+    env: 'SESSION_CAPABILITIES',
+    schema: jsonObject.default({}),
+    doc: 'JSON object of WebDriver capabilities sent under every Grid session (e.g. a node pool key); keys SwiftBrowse owns are refused',
+  },
+  gridQueueWaitMs: {
+    env: 'GRID_QUEUE_WAIT_MS',
+    schema: int(0, 3_600_000).default(0),
+    doc: 'Longest wait for a Grid node when opening a browser, in ms (0: as long as the Grid queue waits)',
+  },
   logLevel: {
     env: 'LOG_LEVEL',
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -183,6 +215,11 @@ export function loadConfig(
   config.uploadDirs = (config.uploadDirs ?? [join(config.dataDir, 'uploads')]).map((d) =>
     resolve(d),
   );
+  try {
+    checkConfigCapabilities(config.sessionCapabilities);
+  } catch (e) {
+    throw new ConfigError(`Setting SESSION_CAPABILITIES is invalid: ${(e as Error).message}`);
+  }
   if (!isLoopback(config.host) && !config.token) {
     throw new ConfigError(
       `Setting HOST is ${config.host}, which is reachable from other machines, and SWIFTBROWSE_TOKEN is not set. Set a token or bind to 127.0.0.1.`,

@@ -2,7 +2,9 @@ import { serve, type ServerType } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import type { Config } from './config.js';
+import type { Driver } from './drivers/driver.js';
 import { PlaywrightDriver } from './drivers/playwright/playwright-driver.js';
+import { WebDriverDriver } from './drivers/webdriver/webdriver-driver.js';
 import { OP_MAP } from './ops/registry.js';
 import type { OpRuntime } from './ops/run-op.js';
 import { SessionManager } from './sessions/session-manager.js';
@@ -23,7 +25,14 @@ export function createSwiftBrowse(
   config: Config,
   logger: Logger = pino({ level: config.logLevel }),
 ): SwiftBrowse {
-  const driver = new PlaywrightDriver(config.browserPath);
+  // Until sessions choose their backend (#5), GRID_URL puts every session on the Grid.
+  const driver: Driver = config.gridUrl
+    ? new WebDriverDriver({
+        gridUrl: config.gridUrl,
+        capabilities: config.sessionCapabilities,
+        queueWaitMs: config.gridQueueWaitMs,
+      })
+    : new PlaywrightDriver(config.browserPath);
   const sessions = new SessionManager(config, driver);
   const runtime: OpRuntime = { sessions, ops: OP_MAP };
   const app = createHttpApp(runtime, VERSION);

@@ -5,7 +5,9 @@ import { pino } from 'pino';
 import { loadConfig, type ConfigInput } from '../../src/config.js';
 import type { ActionResult } from '../../src/core/result.js';
 import { createSwiftBrowse, type SwiftBrowse } from '../../src/server.js';
+import { BACKEND } from './backend.js';
 import { startFixtureServer, type FixtureServer } from './fixture-server.js';
+import { testGridUrl } from './grid.js';
 
 export interface OpResponse {
   status: number;
@@ -29,7 +31,9 @@ export interface Harness {
 export async function startHarness(settings: ConfigInput = {}): Promise<Harness> {
   const server = await startFixtureServer();
   const dataDir = mkdtempSync(join(tmpdir(), 'swiftbrowse-test-'));
-  const config = loadConfig({}, { port: 0, dataDir, timeoutMs: 5000, ...settings });
+  // The grid arm drives the same suite through a real Selenium Grid (SWIFTBROWSE_TEST_BACKEND=grid).
+  const grid = BACKEND === 'grid' ? { gridUrl: await testGridUrl() } : {};
+  const config = loadConfig({}, { port: 0, dataDir, timeoutMs: 5000, ...grid, ...settings });
   const app = createSwiftBrowse(config, pino({ level: 'silent' }));
   const url = await app.listen();
   const request = (path: string, init?: RequestInit) => fetch(`${url}${path}`, init);
