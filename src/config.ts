@@ -23,20 +23,18 @@ const pathList = z
   .transform((v) => (Array.isArray(v) ? v : v.split(':')).map((s) => s.trim()).filter(Boolean));
 
 /** A JSON object, from the environment (a string) or from code. */
-const jsonObject = z
-  .union([z.record(z.string(), z.unknown()), z.string()])
-  .transform((v, ctx) => {
-    if (typeof v !== 'string') return v;
-    try {
-      const parsed: unknown = JSON.parse(v);
-      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
-        return parsed as Record<string, unknown>;
-    } catch {
-      // reported below
-    }
-    ctx.addIssue({ code: 'custom', message: 'expected a JSON object, like {"myorg:pool": "fast"}' });
-    return z.NEVER;
-  });
+const jsonObject = z.union([z.record(z.string(), z.unknown()), z.string()]).transform((v, ctx) => {
+  if (typeof v !== 'string') return v;
+  try {
+    const parsed: unknown = JSON.parse(v);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
+  } catch {
+    // reported below
+  }
+  ctx.addIssue({ code: 'custom', message: 'expected a JSON object, like {"myorg:pool": "fast"}' });
+  return z.NEVER;
+});
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 

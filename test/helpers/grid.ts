@@ -84,7 +84,7 @@ async function waitReady(url: string, child: ChildProcess, log: () => string): P
 }
 
 /** Starts a standalone Grid; the caller stops it. */
-export async function startGrid(maxSessions = 4): Promise<TestGrid> {
+export async function startGrid(maxSessions = 8): Promise<TestGrid> {
   const dir = mkdtempSync(join(tmpdir(), 'swiftbrowse-grid-'));
   const config = join(dir, 'node.toml');
   writeFileSync(config, nodeConfig(maxSessions));

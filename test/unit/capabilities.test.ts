@@ -17,7 +17,12 @@ import {
   QUEUE_TIMEOUT_MESSAGES,
 } from '../../src/drivers/webdriver/errors.js';
 
-const base: CapabilityInputs = { session: 's1', browser: 'chrome', headless: true, insecure: false };
+const base: CapabilityInputs = {
+  session: 's1',
+  browser: 'chrome',
+  headless: true,
+  insecure: false,
+};
 const build = (more: Partial<CapabilityInputs> = {}) => buildCapabilities({ ...base, ...more });
 const sourcesOf = (b: ReturnType<typeof build>, key: string) =>
   b.sent.find((s) => s.key === key)?.sources;
@@ -154,7 +159,10 @@ describe('owned keys: refused with the option named', () => {
   test('an unprefixed non-W3C key is refused: it would be dropped before sending', () => {
     const e = refusal(() => build({ raw: { pool: 'gpu' } }));
     assert.match(e.message, /needs a prefix/);
-    assert.equal(build({ raw: { pageLoadStrategy: 'eager' } }).capabilities.pageLoadStrategy, 'eager');
+    assert.equal(
+      build({ raw: { pageLoadStrategy: 'eager' } }).capabilities.pageLoadStrategy,
+      'eager',
+    );
   });
 });
 
@@ -231,17 +239,17 @@ describe('vendor block merge', () => {
 
   test('the sent list is exactly the capabilities object, key for key', () => {
     const b = build({ raw: { 'x:y': 1 }, config: { 'kubed:pool': 'p' }, record: true });
-    assert.deepEqual(
-      b.sent.map((s) => s.key).sort(),
-      Object.keys(b.capabilities).sort(),
-    );
+    assert.deepEqual(b.sent.map((s) => s.key).sort(), Object.keys(b.capabilities).sort());
     for (const s of b.sent) assert.deepEqual(s.value, b.capabilities[s.key]);
   });
 });
 
 describe('what a session remembers between opens', () => {
   test('version latest clears a remembered version', () => {
-    assert.equal(rememberChoice({ browser: 'chrome', version: '152' }, { version: 'latest' }).version, undefined);
+    assert.equal(
+      rememberChoice({ browser: 'chrome', version: '152' }, { version: 'latest' }).version,
+      undefined,
+    );
   });
   test('an explicit browser change drops a remembered version', () => {
     assert.equal(
@@ -281,7 +289,10 @@ describe('Grid errors (seed 004 rulings 12, 16, 24, 25)', () => {
     for (const m of QUEUE_TIMEOUT_MESSAGES) {
       const e = fromNewSession(notCreated(m), built, grid);
       assert.equal(e.kind, 'backend');
-      assert.match(e.message, /browserName=chrome, browserVersion=152, kubed:pool=headless, cloud:options/);
+      assert.match(
+        e.message,
+        /browserName=chrome, browserVersion=152, kubed:pool=headless, cloud:options/,
+      );
       assert.doesNotMatch(e.message, /secret|goog:|se:foo|proxy/);
     }
   });
@@ -313,7 +324,11 @@ describe('Grid errors (seed 004 rulings 12, 16, 24, 25)', () => {
   });
 
   test('a node refusal with raw keys or a version is invalid_argument naming them', () => {
-    const e = fromNewSession(notCreated('Chrome failed to start'), build({ raw: { 'x:y': 1 } }), grid);
+    const e = fromNewSession(
+      notCreated('Chrome failed to start'),
+      build({ raw: { 'x:y': 1 } }),
+      grid,
+    );
     assert.equal(e.kind, 'invalid_argument');
     assert.match(e.message, /Chrome failed to start.*"x:y"/);
     const v = fromNewSession(notCreated('no such version'), build({ version: '99' }), grid);
@@ -327,7 +342,7 @@ describe('Grid errors (seed 004 rulings 12, 16, 24, 25)', () => {
     assert.match(e.message, /Trying again may succeed/);
   });
 
-  test('config capabilities do not count as the caller\'s fault', () => {
+  test("config capabilities do not count as the caller's fault", () => {
     const e = fromNewSession(
       notCreated('Chrome failed to start'),
       build({ config: { 'kubed:pool': 'x' } }),

@@ -72,8 +72,7 @@ export const VENDOR_BLOCK: Record<GridBrowser, string> = {
 export const OWNED_KEYS: Record<string, string> = {
   unhandledPromptBehavior:
     'SwiftBrowse keeps dialogs open for the dialog op; unhandledPromptBehavior cannot be set',
-  'se:downloadsEnabled':
-    "the session's downloads need se:downloadsEnabled; it cannot be set",
+  'se:downloadsEnabled': "the session's downloads need se:downloadsEnabled; it cannot be set",
   webSocketUrl: 'console, network and dialogs need webSocketUrl (WebDriver BiDi); it cannot be set',
   'se:swiftbrowseSession': 'se:swiftbrowseSession is the session name; it cannot be set',
   browserName: 'use the browser option instead of browserName',
@@ -199,7 +198,8 @@ export function buildCapabilities(inputs: CapabilityInputs): BuiltCapabilities {
   const raw = inputs.raw ?? {};
   refuseOwned(config, 'SESSION_CAPABILITIES');
   refuseOwned(raw, 'capabilities');
-  const configVendor = block in config ? readVendor(config[block], block, 'SESSION_CAPABILITIES') : undefined;
+  const configVendor =
+    block in config ? readVendor(config[block], block, 'SESSION_CAPABILITIES') : undefined;
   const rawVendor = block in raw ? readVendor(raw[block], block, 'capabilities') : undefined;
 
   const out: Record<string, unknown> = {};

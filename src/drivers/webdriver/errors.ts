@@ -35,7 +35,8 @@ export function fromNewSession(error: unknown, built: BuiltCapabilities, gridUrl
   }
   const reason = firstLine(message);
   const gridSide = GRID_SIDE_MESSAGES.some((m) => message.includes(m));
-  const refused = !gridSide && (name === 'SessionNotCreatedError' || /session not created/i.test(message));
+  const refused =
+    !gridSide && (name === 'SessionNotCreatedError' || /session not created/i.test(message));
   if (refused && (built.rawKeys.length > 0 || built.version)) {
     const suspects = [
       ...built.rawKeys.map((k) => `capabilities key "${k}"`),
@@ -65,7 +66,10 @@ export function fromWebDriver(error: unknown, doing: string): OpError {
   if (error instanceof OpError) return error;
   const message = messageOf(error);
   const name = error instanceof Error ? error.name : '';
-  if (name === 'NoSuchSessionError' || /invalid session id|no such window|BiDi connection closed/i.test(message))
+  if (
+    name === 'NoSuchSessionError' ||
+    /invalid session id|no such window|BiDi connection closed/i.test(message)
+  )
     return new OpError(
       'backend',
       `${doing} failed: the browser or tab was closed (or the Grid ended it). The next op opens a new browser.`,

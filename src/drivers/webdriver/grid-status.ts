@@ -65,7 +65,8 @@ export async function gridStatus(gridUrl: string, timeoutMs = 3000): Promise<Gri
       stereotypes: [...seen.values()],
     };
   } catch (e) {
-    const why = e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : String(e);
+    const why =
+      e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : String(e);
     return {
       ready: false,
       message: `cannot reach the Grid at ${gridUrl}: ${why}`,
@@ -78,7 +79,10 @@ export async function gridStatus(gridUrl: string, timeoutMs = 3000): Promise<Gri
 }
 
 /** The URI of the node running a session, when the Grid lists it. */
-export async function nodeOfSession(gridUrl: string, sessionId: string): Promise<string | undefined> {
+export async function nodeOfSession(
+  gridUrl: string,
+  sessionId: string,
+): Promise<string | undefined> {
   try {
     const body = await readStatus(gridUrl, 3000);
     for (const node of body.value?.nodes ?? [])

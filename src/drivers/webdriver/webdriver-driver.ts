@@ -14,11 +14,7 @@ import type {
 } from '../driver.js';
 import { pageApiExpression } from '../page-script.js';
 import { Bidi } from './bidi.js';
-import {
-  buildCapabilities,
-  type BuiltCapabilities,
-  type SentCapability,
-} from './capabilities.js';
+import { buildCapabilities, type BuiltCapabilities, type SentCapability } from './capabilities.js';
 import { fromNewSession, fromWebDriver } from './errors.js';
 import { gridStatus, nodeOfSession } from './grid-status.js';
 import {
@@ -155,7 +151,9 @@ export class WebDriverSession implements BrowserSession, TabHost {
     void this.creating.then(() => {
       if (this.open.has(e.context) || this.closed) return;
       const tab = this.adopt(e.context, e.url);
-      void tab.setViewport(this.viewportSize.width, this.viewportSize.height).catch(() => undefined);
+      void tab
+        .setViewport(this.viewportSize.width, this.viewportSize.height)
+        .catch(() => undefined);
       for (const l of this.listeners) l(tab);
     });
   }
@@ -283,10 +281,12 @@ export class WebDriverSession implements BrowserSession, TabHost {
       await d.switchTo().window(context);
       await d.switchTo().defaultContent();
       for (const h of frames)
-        await d.switchTo().frame(await d.executeScript(`return ${pageApiExpression}.element(${h})`));
-      const input = (await d.executeScript(
-        `return ${pageApiExpression}.element(${handle})`,
-      )) as { sendKeys(keys: string): Promise<void> } | null;
+        await d
+          .switchTo()
+          .frame(await d.executeScript(`return ${pageApiExpression}.element(${h})`));
+      const input = (await d.executeScript(`return ${pageApiExpression}.element(${handle})`)) as {
+        sendKeys(keys: string): Promise<void>;
+      } | null;
       if (!input) throw new OpError('stale_element', 'The file input was removed from the page.');
       // The detector uploads each file to the node first: the browser may run on another machine.
       d.setFileDetector(remoteFileDetector());
@@ -543,7 +543,9 @@ export class WebDriverDriver implements Driver {
         // A closed current window still means a live session; only a gone session is gone.
         if (!/no such window/i.test(e.message)) throw e;
       });
-      bidi = await Bidi.connect(`${this.gridUrl.replace(/^http/, 'ws')}/session/${parsed.id}/se/bidi`);
+      bidi = await Bidi.connect(
+        `${this.gridUrl.replace(/^http/, 'ws')}/session/${parsed.id}/se/bidi`,
+      );
     } catch {
       return undefined; // reaped by the Grid, or ended
     }

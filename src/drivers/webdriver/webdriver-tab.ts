@@ -28,7 +28,13 @@ export interface TabHost {
 
 /** BiDi events this tab is told about (the session routes them by context). */
 export interface BidiRequest {
-  request: { request: string; url: string; method: string; destination?: string; initiatorType?: string };
+  request: {
+    request: string;
+    url: string;
+    method: string;
+    destination?: string;
+    initiatorType?: string;
+  };
   navigation: string | null;
   context: string | null;
   redirectCount?: number;
@@ -260,7 +266,8 @@ export class WebDriverTab implements BrowserTab {
       } catch (e) {
         if (!(e instanceof OpError) || e.kind === 'backend') throw e;
       }
-      if (Date.now() > deadline) throw new OpError('timeout', `${doing} timed out waiting for the page.`);
+      if (Date.now() > deadline)
+        throw new OpError('timeout', `${doing} timed out waiting for the page.`);
       await sleep(50);
     }
   }
@@ -383,7 +390,11 @@ export class WebDriverTab implements BrowserTab {
   }
 
   mouseMove(x: number, y: number): Promise<void> {
-    const to = { x: Math.round(x), y: Math.round(y) };
+    // WebDriver refuses a move outside the viewport where CDP allows it: the nearest point inside.
+    const to = {
+      x: Math.min(Math.max(Math.round(x), 0), Math.max(this.size.width - 1, 0)),
+      y: Math.min(Math.max(Math.round(y), 0), Math.max(this.size.height - 1, 0)),
+    };
     this.pointer = to;
     // A jump is one move with no duration: one pointermove on Chromium and on Firefox (seed 000 §F2.11).
     return this.actions('Moving the pointer', [
@@ -491,7 +502,10 @@ export class WebDriverTab implements BrowserTab {
       this.size = { width, height };
     } catch (e) {
       if (e instanceof BidiError && /unsupported operation/i.test(e.message))
-        throw new OpError('unsupported', 'This browser cannot set its viewport size over WebDriver BiDi.');
+        throw new OpError(
+          'unsupported',
+          'This browser cannot set its viewport size over WebDriver BiDi.',
+        );
       throw fromWebDriver(e, 'Resizing the viewport');
     }
   }
@@ -551,11 +565,9 @@ export class WebDriverTab implements BrowserTab {
   }
 
   async bringToFront(): Promise<void> {
-    await this.bidi
-      .call('browsingContext.activate', { context: this.context })
-      .catch((e) => {
-        throw fromWebDriver(e, 'Bringing the tab to the front');
-      });
+    await this.bidi.call('browsingContext.activate', { context: this.context }).catch((e) => {
+      throw fromWebDriver(e, 'Bringing the tab to the front');
+    });
   }
 
   async close(): Promise<void> {
@@ -614,7 +626,13 @@ function consoleLevel(method: string | undefined, level: string): ConsoleLevel {
     case 'groupCollapsed':
       return 'log';
   }
-  return level === 'warn' ? 'warning' : level === 'error' ? 'error' : level === 'debug' ? 'debug' : 'info';
+  return level === 'warn'
+    ? 'warning'
+    : level === 'error'
+      ? 'error'
+      : level === 'debug'
+        ? 'debug'
+        : 'info';
 }
 
 /** Fetch metadata's destination (what BiDi reports) onto the resource types Playwright names. */
