@@ -351,3 +351,23 @@ describe('Grid errors (seed 004 rulings 12, 16, 24, 25)', () => {
     assert.equal(e.kind, 'backend');
   });
 });
+
+describe('SESSION_CAPABILITIES in the configuration', () => {
+  test('is read as JSON from the environment', async () => {
+    const { loadConfig } = await import('../../src/config.js');
+    const config = loadConfig({ SESSION_CAPABILITIES: '{"kubed:pool": "headless"}' });
+    assert.deepEqual(config.sessionCapabilities, { 'kubed:pool': 'headless' });
+  });
+
+  test('an owned key or a non-object stops the server at start-up, naming the option', async () => {
+    const { loadConfig, ConfigError } = await import('../../src/config.js');
+    assert.throws(
+      () => loadConfig({ SESSION_CAPABILITIES: '{"browserName": "firefox"}' }),
+      (e: unknown) => e instanceof ConfigError && /browser option/.test(e.message),
+    );
+    assert.throws(
+      () => loadConfig({ SESSION_CAPABILITIES: '[1]' }),
+      (e: unknown) => e instanceof ConfigError && /JSON object/.test(e.message),
+    );
+  });
+});
