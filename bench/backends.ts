@@ -29,7 +29,7 @@ const BATCH: Step[] = [
   ['screenshot', () => ({})],
   ['outline', () => ({})],
   ['goto', (p) => ({ url: `${p}/hover-menu.html` })],
-  ['hover', () => ({ target: { text: 'Help' } })],
+  ['hover', () => ({ target: { text: 'HelpDesk' } })],
   ['back', () => ({})],
   ['status', () => ({})],
 ];

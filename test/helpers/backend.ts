@@ -23,3 +23,9 @@ export type SkipReason = keyof typeof SKIP_REASONS;
 export function skipOn(backend: TestBackend, reason: SkipReason): string | false {
   return BACKEND === backend ? `${backend}: ${SKIP_REASONS[reason]}` : false;
 }
+
+/** The environment a spawned SwiftBrowse (CLI, stdio MCP) needs to drive the same backend. */
+export function backendEnv(): Record<string, string> {
+  const grid = process.env.SWIFTBROWSE_TEST_GRID_URL;
+  return BACKEND === 'grid' && grid ? { GRID_URL: grid } : {};
+}
