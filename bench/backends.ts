@@ -60,13 +60,13 @@ async function startChromeDriver(): Promise<{ url: string; stop: () => void }> {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-async function round(h: Harness, session: string): Promise<number[]> {
+async function round(name: string, h: Harness, session: string): Promise<number[]> {
   const times: number[] = [];
   for (const [op, args] of BATCH) {
     const t = performance.now();
     const r = await h.op(op, args(h.server.PREFIX), session);
     times.push(performance.now() - t);
-    if (!r.body.ok) console.error(`  ${op} failed: ${r.body.error?.message}`);
+    if (!r.body.ok) console.error(`  ${name}: ${op} failed: ${r.body.error?.message}`);
   }
   return times;
 }
@@ -96,7 +96,7 @@ const samples = new Map<string, number[][]>(backends.map(([name]) => [name, []])
 try {
   for (const [, h] of backends) await h.op('open', {}, 'bench'); // browser start is not an op cost
   for (let r = 0; r < ROUNDS; r++)
-    for (const [name, h] of backends) samples.get(name)?.push(await round(h, 'bench'));
+    for (const [name, h] of backends) samples.get(name)?.push(await round(name, h, 'bench'));
 } finally {
   for (const [, h] of backends) await h.close();
   chromedriver.stop();
