@@ -89,6 +89,8 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
       return c.json(
         {
           ready: grid.ready,
+          // What the Grid offers, in the place a local browser's path would be.
+          browser: grid.stereotypes.map((s) => s.browserName).join(', ') || null,
           grid: { url: config.gridUrl, ...grid },
           sessions: rt.sessions.liveBrowsers(),
         },
