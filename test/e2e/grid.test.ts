@@ -149,10 +149,11 @@ describe('the Grid backend', () => {
         await tab.goto(`${server.PREFIX}/download.html`, 10_000);
         await tab.evaluate([], `document.getElementById('dl').click()`);
         const file = join(dir, 'download', 'report.csv');
-        for (let i = 0; i < 100 && !existsSync(file); i++) {
-          await browser.syncDownloads();
-          if (!existsSync(file)) await new Promise((r) => setTimeout(r, 100));
-        }
+        for (let i = 0; i < 100 && browser.downloads().length === 0; i++)
+          await new Promise((r) => setTimeout(r, 100));
+        await browser.downloadsSettled();
+        assert.deepEqual(browser.downloads(), [{ name: 'report.csv', state: 'saved' }]);
+        assert.ok(existsSync(file));
         assert.equal(readFileSync(file, 'utf8'), 'a,b\n1,2\n');
       } finally {
         await browser.close();

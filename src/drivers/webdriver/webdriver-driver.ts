@@ -79,6 +79,9 @@ export class WebDriverSession implements BrowserSession, TabHost {
   private seq = 0;
   private closed = false;
   private fetched = new Set<string>();
+  private readonly downloadList: DownloadRecord[] = [];
+  private readonly pendingDownloads = new Map<string, DownloadRecord>();
+  private settling: Promise<void>[] = [];
 
   constructor(
     private readonly driver: SeleniumDriver,
@@ -126,8 +129,23 @@ export class WebDriverSession implements BrowserSession, TabHost {
     bidi.on<{ context: string }>('browsingContext.userPromptClosed', (e) =>
       this.tabOf(e.context)?.onPromptClosed(),
     );
-    bidi.on<{ status?: string }>('browsingContext.downloadEnd', (e) => {
-      if (e.status !== 'canceled') void this.syncDownloads();
+    bidi.on<{ navigation?: string; suggestedFilename?: string }>(
+      'browsingContext.downloadWillBegin',
+      (e) => {
+        const record: DownloadRecord = { name: e.suggestedFilename ?? 'download', state: 'saving' };
+        this.downloadList.push(record);
+        if (e.navigation) this.pendingDownloads.set(e.navigation, record);
+      },
+    );
+    bidi.on<{ navigation?: string; status?: string }>('browsingContext.downloadEnd', (e) => {
+      const record = e.navigation ? this.pendingDownloads.get(e.navigation) : undefined;
+      if (e.navigation) this.pendingDownloads.delete(e.navigation);
+      if (e.status === 'canceled') {
+        if (record)
+          Object.assign(record, { state: 'failed', error: 'the site or the browser canceled it' });
+        return;
+      }
+      this.settling.push(this.fetchDownload(record));
     });
   }
 
@@ -301,6 +319,33 @@ export class WebDriverSession implements BrowserSession, TabHost {
     }
   }
 
+  /** Downloads the pages started, oldest first; they land in the session's downloads folder. */
+  downloads(): readonly DownloadRecord[] {
+    return this.downloadList.map((d) => ({ ...d }));
+  }
+
+  /** Resolves once every download started so far has been fetched from the node or has failed. */
+  async downloadsSettled(): Promise<void> {
+    const deadline = Date.now() + 30_000;
+    while (this.downloadList.some((d) => d.state === 'saving') && Date.now() < deadline) {
+      await Promise.all(this.settling);
+      if (this.downloadList.some((d) => d.state === 'saving'))
+        await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  /** The node finished writing a file: copy it here, retrying while the Grid has not listed it yet. */
+  private async fetchDownload(record: DownloadRecord | undefined): Promise<void> {
+    for (let i = 0; i < 50; i++) {
+      await this.syncDownloads();
+      if (!record || this.fetched.has(record.name)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    if (!record) return;
+    if (this.fetched.has(record.name)) record.state = 'saved';
+    else Object.assign(record, { state: 'failed', error: 'the Grid node did not offer the file' });
+  }
+
   /** Copies files the node downloaded (the Grid's managed downloads) into the session's files. */
   async syncDownloads(): Promise<string[]> {
     const got: string[] = [];
@@ -347,6 +392,13 @@ export class WebDriverSession implements BrowserSession, TabHost {
   async detach(): Promise<void> {
     await this.bidi.close();
   }
+}
+
+/** A file a page downloaded (the shape of the seam's DownloadRecord on main). */
+export interface DownloadRecord {
+  name: string;
+  state: 'saving' | 'saved' | 'failed';
+  error?: string;
 }
 
 interface BidiCookie {
