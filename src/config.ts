@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { CONSEQUENTIAL_WORDS } from './core/approval.js';
 import { looseEnum } from './core/schema.js';
 import { parseOriginPattern } from './core/url-policy.js';
+import { checkConfigCapabilities } from './drivers/webdriver/capabilities.js';
 
 const bool = z.union([z.boolean(), z.string()]).transform((v, ctx) => {
   if (typeof v === 'boolean') return v;
@@ -21,6 +22,20 @@ const list = z
 const pathList = z
   .union([z.array(z.string()), z.string()])
   .transform((v) => (Array.isArray(v) ? v : v.split(':')).map((s) => s.trim()).filter(Boolean));
+
+/** A JSON object, from the environment (a string) or from code. */
+const jsonObject = z.union([z.record(z.string(), z.unknown()), z.string()]).transform((v, ctx) => {
+  if (typeof v !== 'string') return v;
+  try {
+    const parsed: unknown = JSON.parse(v);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
+  } catch {
+    // reported below
+  }
+  ctx.addIssue({ code: 'custom', message: 'expected a JSON object, like {"myorg:pool": "fast"}' });
+  return z.NEVER;
+});
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -251,6 +266,16 @@ export const SETTINGS = {
     schema: int(1, 100_000).default(100),
     doc: 'Most megabytes of frames one session keeps; past it its log says frames stopped',
   },
+  sessionCapabilities: {
+    env: 'SESSION_CAPABILITIES',
+    schema: jsonObject.default({}),
+    doc: 'JSON object of WebDriver capabilities sent under every Grid session (e.g. a node pool key); keys SwiftBrowse owns are refused',
+  },
+  gridQueueWaitMs: {
+    env: 'GRID_QUEUE_WAIT_MS',
+    schema: int(0, 3_600_000).default(0),
+    doc: 'Longest wait for a Grid node when opening a browser, in ms (0: as long as the Grid queue waits)',
+  },
   logLevel: {
     env: 'LOG_LEVEL',
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -293,6 +318,11 @@ export function loadConfig(
   config.uploadDirs = (config.uploadDirs ?? [join(config.dataDir, 'uploads')]).map((d) =>
     resolve(d),
   );
+  try {
+    checkConfigCapabilities(config.sessionCapabilities);
+  } catch (e) {
+    throw new ConfigError(`Setting SESSION_CAPABILITIES is invalid: ${(e as Error).message}`);
+  }
   if (!isLoopback(config.host) && !config.token) {
     throw new ConfigError(
       `Setting HOST is ${config.host}, which is reachable from other machines, and SWIFTBROWSE_TOKEN is not set. Set a token or bind to 127.0.0.1.`,

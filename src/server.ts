@@ -3,15 +3,17 @@ import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { join } from 'node:path';
 import type { Config } from './config.js';
+import type { Driver } from './drivers/driver.js';
 import { PlaywrightDriver } from './drivers/playwright/playwright-driver.js';
 import { FileStore } from './files/file-store.js';
 import { FlowLibrary } from './flows/library.js';
 import { logsDir, SessionLog } from './logs/session-log.js';
+import { WebDriverDriver } from './drivers/webdriver/webdriver-driver.js';
 import { OP_MAP } from './ops/registry.js';
 import type { OpRuntime } from './ops/run-op.js';
 import { createSecrets } from './secrets/secrets.js';
 import { RedisStore } from './sessions/redis-store.js';
-import { SessionManager } from './sessions/session-manager.js';
+import { SessionManager, type Backend } from './sessions/session-manager.js';
 import { MemoryStore } from './sessions/store.js';
 import { createHttpApp } from './surfaces/http/app.js';
 import { mountMcp } from './surfaces/mcp/http.js';
@@ -33,7 +35,16 @@ export async function createSwiftBrowse(
   const store = config.redisUrl
     ? await RedisStore.connect(config.redisUrl, config.sessionRecordTtl)
     : new MemoryStore(config.sessionRecordTtl);
-  const drivers = { playwright: new PlaywrightDriver(config.browserPath) };
+  const drivers: Partial<Record<Backend, Driver>> = {
+    playwright: new PlaywrightDriver(config.browserPath),
+  };
+  if (config.gridUrl) {
+    drivers.grid = new WebDriverDriver({
+      gridUrl: config.gridUrl,
+      capabilities: config.sessionCapabilities,
+      queueWaitMs: config.gridQueueWaitMs,
+    });
+  }
   const sessions = new SessionManager(config, drivers, store, logger);
   const logs = config.sessionLog
     ? new SessionLog({

@@ -213,6 +213,14 @@ export interface DownloadRecord {
   error?: string;
 }
 
+/** What a WebDriver backend sent to open a browser (seed 004): the operator's view, not a model's. */
+export interface CapabilitiesReport {
+  asked: { browser: string; version: string };
+  sent: readonly { key: string; value: unknown; sources: readonly string[] }[];
+  /** Entries of the caller's or the config's that SwiftBrowse's own values beat. */
+  ignored: readonly string[];
+}
+
 /** One session's browser: an isolated context with its tabs. */
 export interface BrowserSession {
   tabs(): BrowserTab[];
@@ -231,6 +239,8 @@ export interface BrowserSession {
    */
   handle(): string | undefined;
   running(): RunningBrowser;
+  /** The capabilities a WebDriver backend sent; other backends have none. */
+  sentCapabilities?(): CapabilitiesReport | undefined;
   close(): Promise<void>;
   /** True after close() and also when the browser died or was taken away. */
   isClosed(): boolean;
@@ -245,6 +255,8 @@ export interface BrowserInfo {
 export interface Driver {
   readonly backend: 'playwright' | 'webdriver';
   open(options: OpenOptions): Promise<BrowserSession>;
+  /** Refuses options it could never open (owned capability keys…), before anything is ended. */
+  check?(options: OpenOptions): void;
   /** Re-attaches to the browser a `handle()` named; undefined when it is gone (reaped, ended). */
   attach(handle: string, options: OpenOptions): Promise<BrowserSession | undefined>;
   info(): Promise<BrowserInfo>;

@@ -69,8 +69,8 @@ export const open = defineOp({
     if (settings.storageState === '') delete settings.storageState;
     if (settings.profile === '') delete settings.profile;
     if (settings.storageState) ctx.sessions.storageStatePath(s, settings.storageState);
-    // Refused before the held browser is ended (seed 004): an unusable backend changes nothing.
-    ctx.sessions.driverFor(settings);
+    // Refused before the held browser is ended (seed 004): unusable settings change nothing.
+    ctx.sessions.checkSettings(s, settings);
     if (s.hasBrowser() && relaunch.length) {
       await ctx.sessions.closeBrowser(s);
       ctx.notes.push(
@@ -130,6 +130,12 @@ export const status = defineOp({
     };
     if (s.hasBrowser()) {
       data.running = s.browser?.running();
+      // What was asked and what was ignored; the full set sent is the operator's (admin API).
+      const caps = s.browser?.sentCapabilities?.();
+      if (caps) {
+        data.asked = caps.asked;
+        if (caps.ignored.length) data.ignored = caps.ignored;
+      }
       data.tabs = await listTabs(s);
     }
     if (s.lastUrl) data.last_url = s.lastUrl;

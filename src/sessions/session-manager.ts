@@ -233,8 +233,12 @@ export class SessionManager {
     return browser;
   }
 
-  openOptions(session: Session): OpenOptions {
-    const s = session.settings;
+  /** Refuses settings their backend could never open, before the held browser is ended. */
+  checkSettings(session: Session, settings: SessionSettings): void {
+    this.driverFor(settings).check?.(this.openOptions(session, settings));
+  }
+
+  openOptions(session: Session, s: SessionSettings = session.settings): OpenOptions {
     const dir = this.downloadsDir(session);
     return {
       session: session.name,

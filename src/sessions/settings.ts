@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import { BROWSER_NAMES } from '../drivers/driver.js';
+import { rememberChoice } from '../drivers/webdriver/capabilities.js';
 
 /**
  * What a session asked for (DESIGN §6). The cascade is config < session < call: these start from
@@ -104,8 +105,8 @@ const LAUNCH_FIELDS = [
 ] as const;
 
 /**
- * The session's settings after `open` (seed 004's remembering rules): `version: "latest"` clears
- * the remembered version, a change of browser drops it, `capabilities: {}` clears the raw object.
+ * The session's settings after `open`; the browser choice follows seed 004's remembering rules
+ * ({@link rememberChoice}).
  * Returns the launch fields that changed, so the caller knows whether to restart the browser.
  */
 export function applySettings(
@@ -113,20 +114,20 @@ export function applySettings(
   change: SettingsChange,
 ): { settings: SessionSettings; relaunch: string[] } {
   const next: SessionSettings = { ...current, viewport: { ...current.viewport } };
-  const { width, height, version, capabilities, ...rest } = change;
+  const { width, height, browser, version, capabilities, ...rest } = change;
   for (const [key, value] of Object.entries(rest))
     if (value !== undefined) (next as Record<string, unknown>)[key] = value;
   if (width !== undefined) next.viewport.width = width;
   if (height !== undefined) next.viewport.height = height;
-  if (change.browser && change.browser !== current.browser) delete next.version;
-  if (version !== undefined) {
-    if (version.toLowerCase() === 'latest') delete next.version;
-    else next.version = version;
-  }
-  if (capabilities !== undefined) {
-    if (Object.keys(capabilities).length) next.capabilities = capabilities;
-    else delete next.capabilities;
-  }
+  const choice = rememberChoice(
+    { browser: current.browser, version: current.version, capabilities: current.capabilities },
+    { browser, version, capabilities },
+  );
+  next.browser = choice.browser ?? current.browser;
+  delete next.version;
+  delete next.capabilities;
+  if (choice.version) next.version = choice.version;
+  if (choice.capabilities) next.capabilities = choice.capabilities;
   const relaunch = LAUNCH_FIELDS.filter(
     (k) => JSON.stringify(current[k]) !== JSON.stringify(next[k]),
   ).map(snake);

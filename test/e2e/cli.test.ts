@@ -9,6 +9,7 @@ import type { ActionResult } from '../../src/core/result.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { EXPECTED_OPS } from '../helpers/expected-ops.js';
 import { freePort } from '../helpers/ports.js';
+import { backendEnv } from '../helpers/backend.js';
 
 const MAIN = fileURLToPath(new URL('../../src/surfaces/cli/main.js', import.meta.url));
 
@@ -31,7 +32,12 @@ function cli(
   options: { input?: string; timeoutMs?: number } = {},
 ): Promise<CliRun> {
   const timeoutMs = options.timeoutMs ?? 30_000;
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port) };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    ...backendEnv(),
+  };
   for (const key of ['SWIFTBROWSE_URL', 'SWIFTBROWSE_SESSION', 'SWIFTBROWSE_TOKEN', 'HOST'])
     delete env[key];
   const started = Date.now();

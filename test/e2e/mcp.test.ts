@@ -12,6 +12,7 @@ import type { ActionResult } from '../../src/core/result.js';
 import { OPS } from '../../src/ops/registry.js';
 import { EXPECTED_OPS } from '../helpers/expected-ops.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
+import { backendEnv } from '../helpers/backend.js';
 
 const MAIN = fileURLToPath(new URL('../../src/surfaces/cli/main.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -34,7 +35,7 @@ function childEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env))
     if (v !== undefined && !k.startsWith('SWIFTBROWSE_') && k !== 'MCP_TOOLS') env[k] = v;
-  return { ...env, DATA_DIR: dataDir, ...extra };
+  return { ...env, DATA_DIR: dataDir, ...backendEnv(), ...extra };
 }
 
 async function connect(transport: StdioClientTransport | StreamableHTTPClientTransport) {

@@ -5,7 +5,9 @@ import { pino, type Logger } from 'pino';
 import { loadConfig, type ConfigInput } from '../../src/config.js';
 import type { ActionResult } from '../../src/core/result.js';
 import { createSwiftBrowse, type SwiftBrowse } from '../../src/server.js';
+import { BACKEND } from './backend.js';
 import { startFixtureServer, type FixtureServer } from './fixture-server.js';
+import { testGridUrl } from './grid.js';
 
 export interface OpResponse {
   status: number;
@@ -36,7 +38,9 @@ export async function startHarness(
   const server = await startFixtureServer();
   const given = typeof settings.dataDir === 'string' ? settings.dataDir : undefined;
   const dataDir = given ?? mkdtempSync(join(tmpdir(), 'swiftbrowse-test-'));
-  const config = loadConfig({}, { port: 0, timeoutMs: 5000, ...settings, dataDir });
+  // The grid arm drives the same suite through a real Selenium Grid (SWIFTBROWSE_TEST_BACKEND=grid).
+  const grid = BACKEND === 'grid' ? { gridUrl: await testGridUrl() } : {};
+  const config = loadConfig({}, { port: 0, timeoutMs: 5000, ...grid, ...settings, dataDir });
   const app = await createSwiftBrowse(config, logger);
   const url = await app.listen();
   const request = (path: string, init?: RequestInit) => fetch(`${url}${path}`, init);

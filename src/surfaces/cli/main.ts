@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { ConfigError, loadConfig, type ConfigInput } from '../../config.js';
 import { findBrowser } from '../../drivers/find-browser.js';
 import type { LogPage, LogSummary } from '../../logs/log-reader.js';
+import { gridStatus } from '../../drivers/webdriver/grid-status.js';
 import { opListing } from '../../ops/listing.js';
 import { OPS } from '../../ops/registry.js';
 import { createSwiftBrowse } from '../../server.js';
@@ -373,8 +374,21 @@ export function buildProgram(setExit: (code: number) => void): Command {
         `data dir: ${config.dataDir}`,
         `server: ${(await isHealthy(server)) ? `running at ${server}` : `not running at ${server}`}`,
       ];
+      let gridReady = true;
+      if (config.gridUrl) {
+        const grid = await gridStatus(config.gridUrl, 5000);
+        gridReady = grid.ready;
+        const offers = grid.stereotypes
+          .map((s) => [s.browserName, s.browserVersion].filter(Boolean).join(' '))
+          .join(', ');
+        lines.push(
+          grid.nodes > 0 || grid.ready
+            ? `grid: ${config.gridUrl} — ${grid.ready ? 'ready' : 'not ready'}, ${grid.nodes} node(s), ${grid.busy}/${grid.slots} slots busy${offers ? `, offers ${offers}` : ''}${grid.message ? ` (${grid.message})` : ''}`
+            : `grid: ${config.gridUrl} — ${grid.message || 'not ready'}`,
+        );
+      }
       process.stdout.write(`${lines.join('\n')}\n`);
-      setExit(browser ? EXIT.ok : EXIT.failed);
+      setExit((config.gridUrl ? gridReady : browser) ? EXIT.ok : EXIT.failed);
     });
 
   return program;

@@ -60,6 +60,7 @@ export function adminRoutes(rt: OpRuntime): Hono {
       ...summary(record, live, Date.now()),
       settings: settingsView(record.settings),
       running: live?.hasBrowser() ? live.browser?.running() : undefined,
+      capabilities: live?.hasBrowser() ? live.browser?.sentCapabilities?.() : undefined,
       tabs,
       pointer: record.pointer,
       actions: record.counter,

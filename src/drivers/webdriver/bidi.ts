@@ -1,0 +1,129 @@
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+
+/** Selenium's BiDi connection (one WebSocket, commands by id, events re-emitted by method name). */
+interface SeleniumBidi {
+  waitForConnection(): Promise<void>;
+  send(params: { method: string; params: unknown }): Promise<BidiResponse>;
+  on(event: string, listener: (params: unknown) => void): void;
+  close(): Promise<void>;
+  readonly isConnected: boolean;
+}
+interface BidiResponse {
+  type: 'success' | 'error';
+  result?: unknown;
+  error?: string;
+  message?: string;
+}
+const BiDiConnection = require('selenium-webdriver/bidi') as new (url: string) => SeleniumBidi;
+
+/** An error a BiDi command answered with (`error` is the W3C error code). */
+export class BidiError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(`${code}: ${message}`);
+    this.name = 'BidiError';
+  }
+}
+
+/** Events SwiftBrowse listens to, for every context of the session. */
+const EVENTS = ['browsingContext', 'log.entryAdded', 'network'];
+
+/** A WebDriver BiDi connection: typed commands, events by name, closed state. */
+export class Bidi {
+  private closed = false;
+  private readonly closeListeners: (() => void)[] = [];
+
+  private constructor(private readonly connection: SeleniumBidi) {
+    connection.on('error', () => undefined);
+  }
+
+  static async connect(url: string): Promise<Bidi> {
+    const connection = new BiDiConnection(url);
+    await connection.waitForConnection();
+    const bidi = new Bidi(connection);
+    // Selenium's connection has no close event of its own; its socket does.
+    const socket = (connection as unknown as { socket?: { on(e: string, l: () => void): void } })
+      .socket;
+    socket?.on('close', () => bidi.markClosed());
+    await bidi.call('session.subscribe', { events: EVENTS });
+    return bidi;
+  }
+
+  private markClosed(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const l of this.closeListeners) l();
+  }
+
+  onClose(listener: () => void): void {
+    this.closeListeners.push(listener);
+  }
+
+  isClosed(): boolean {
+    return this.closed;
+  }
+
+  async call<T = Record<string, unknown>>(method: string, params: unknown): Promise<T> {
+    const response = await this.connection.send({ method, params });
+    if (response.type === 'error')
+      throw new BidiError(response.error ?? 'unknown error', response.message ?? '');
+    return response.result as T;
+  }
+
+  on<T>(event: string, listener: (params: T) => void): void {
+    this.connection.on(event, listener as (params: unknown) => void);
+  }
+
+  async close(): Promise<void> {
+    this.markClosed();
+    await this.connection.close().catch(() => undefined);
+  }
+}
+
+/** A BiDi remote value (script.evaluate's result) as a plain JSON-like value. */
+export interface RemoteValue {
+  type: string;
+  value?: unknown;
+}
+
+export function fromRemote(v: RemoteValue | undefined): unknown {
+  if (!v) return undefined;
+  switch (v.type) {
+    case 'undefined':
+      return undefined;
+    case 'null':
+      return null;
+    case 'string':
+    case 'boolean':
+      return v.value;
+    case 'number':
+      if (v.value === 'NaN') return NaN;
+      if (v.value === '-0') return -0;
+      if (v.value === 'Infinity') return Infinity;
+      if (v.value === '-Infinity') return -Infinity;
+      return v.value;
+    case 'bigint':
+      return BigInt(String(v.value));
+    case 'array':
+    case 'set':
+      return ((v.value as RemoteValue[] | undefined) ?? []).map(fromRemote);
+    case 'object':
+    case 'map': {
+      const out: Record<string, unknown> = {};
+      for (const [k, val] of (v.value as [string | RemoteValue, RemoteValue][] | undefined) ?? [])
+        out[typeof k === 'string' ? k : String(fromRemote(k))] = fromRemote(val);
+      return out;
+    }
+    case 'date':
+      return v.value;
+    case 'regexp':
+      return {};
+    default:
+      // Nodes, windows, functions and the like have no JSON form: the same `{}` a JSON copy gives.
+      return {};
+  }
+}

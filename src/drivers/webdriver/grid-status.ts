@@ -1,0 +1,94 @@
+/** The Grid's own /status, read without blocking: for `/ready`, `doctor`, `info()` and where a session runs. */
+
+export interface GridStereotype {
+  browserName?: string;
+  browserVersion?: string;
+  platformName?: string;
+}
+
+export interface GridStatus {
+  /** The Grid says it can take new sessions. */
+  ready: boolean;
+  /** The Grid's own words, or why it could not be asked. */
+  message: string;
+  nodes: number;
+  slots: number;
+  /** Slots running a session now. */
+  busy: number;
+  /** What the nodes offer, one entry per distinct browser and version. */
+  stereotypes: GridStereotype[];
+}
+
+interface StatusSlot {
+  stereotype?: GridStereotype;
+  session?: { sessionId?: string } | null;
+}
+interface StatusNode {
+  uri?: string;
+  availability?: string;
+  slots?: StatusSlot[];
+}
+interface StatusBody {
+  value?: { ready?: boolean; message?: string; nodes?: StatusNode[] };
+}
+
+async function readStatus(gridUrl: string, timeoutMs: number): Promise<StatusBody> {
+  const response = await fetch(`${gridUrl.replace(/\/+$/, '')}/status`, {
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  return (await response.json()) as StatusBody;
+}
+
+export async function gridStatus(gridUrl: string, timeoutMs = 3000): Promise<GridStatus> {
+  try {
+    const body = await readStatus(gridUrl, timeoutMs);
+    const nodes = body.value?.nodes ?? [];
+    const slots = nodes.flatMap((n) => n.slots ?? []);
+    const seen = new Map<string, GridStereotype>();
+    for (const s of slots) {
+      const st = s.stereotype ?? {};
+      const key = `${st.browserName}/${st.browserVersion ?? ''}`;
+      if (!seen.has(key))
+        seen.set(key, {
+          browserName: st.browserName,
+          browserVersion: st.browserVersion,
+          platformName: st.platformName,
+        });
+    }
+    return {
+      ready: body.value?.ready === true,
+      message: body.value?.message ?? '',
+      nodes: nodes.length,
+      slots: slots.length,
+      busy: slots.filter((s) => s.session).length,
+      stereotypes: [...seen.values()],
+    };
+  } catch (e) {
+    const why =
+      e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : String(e);
+    return {
+      ready: false,
+      message: `cannot reach the Grid at ${gridUrl}: ${why}`,
+      nodes: 0,
+      slots: 0,
+      busy: 0,
+      stereotypes: [],
+    };
+  }
+}
+
+/** The URI of the node running a session, when the Grid lists it. */
+export async function nodeOfSession(
+  gridUrl: string,
+  sessionId: string,
+): Promise<string | undefined> {
+  try {
+    const body = await readStatus(gridUrl, 3000);
+    for (const node of body.value?.nodes ?? [])
+      if ((node.slots ?? []).some((s) => s.session?.sessionId === sessionId)) return node.uri;
+  } catch {
+    // the node is a courtesy for `status`; a Grid that does not say is not an error
+  }
+  return undefined;
+}

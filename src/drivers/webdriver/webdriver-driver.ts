@@ -1,0 +1,640 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { OpError } from '../../core/errors.js';
+import type {
+  BrowserInfo,
+  BrowserSession,
+  BrowserTab,
+  DownloadRecord,
+  Driver,
+  FramePath,
+  OpenOptions,
+  RunningBrowser,
+} from '../driver.js';
+import { pageApiExpression } from '../page-script.js';
+import { Bidi } from './bidi.js';
+import { buildCapabilities, type BuiltCapabilities, type SentCapability } from './capabilities.js';
+import { fromNewSession, fromWebDriver } from './errors.js';
+import { gridStatus, nodeOfSession } from './grid-status.js';
+import {
+  createSession,
+  existingSession,
+  gridCommand,
+  remoteFileDetector,
+  type SeleniumDriver,
+} from './selenium.js';
+import { WebDriverTab, type BidiRequest, type TabHost } from './webdriver-tab.js';
+
+const require = createRequire(import.meta.url);
+const zip = require('selenium-webdriver/io/zip') as {
+  unzip(src: string, dst: string): Promise<string>;
+};
+
+/** What the operator's admin view shows about a Grid browser; a model never sees `sent`. */
+export interface SentCapabilities {
+  /** What the session asked for: browser and version (`latest` when none). */
+  asked: { browser: string; version: string };
+  /** Every top-level capability sent, with the layers that fed it. */
+  sent: SentCapability[];
+  /** Vendor entries where SwiftBrowse's own value beat the caller's or the config's. */
+  ignored: string[];
+}
+
+/** What a store keeps to find a Grid browser again. */
+interface Handle {
+  id: string;
+  running: RunningBrowser;
+  sent?: SentCapabilities;
+}
+
+export interface WebDriverSettings {
+  /** Any W3C endpoint: a Selenium Grid, a standalone server, or a local ChromeDriver. */
+  gridUrl: string;
+  /** SESSION_CAPABILITIES: under every request. */
+  capabilities?: Record<string, unknown>;
+  /** Longest wait for a node, in ms; 0 waits as long as the Grid queue does (seed 004 ruling 12). */
+  queueWaitMs?: number;
+  /** How often `onProgress` is told while the Grid queue holds the request. */
+  progressEveryMs?: number;
+}
+
+interface ContextCreated {
+  context: string;
+  parent: string | null;
+  url: string;
+}
+interface NavigationEvent {
+  context: string;
+  url: string;
+  navigation?: string | null;
+}
+
+/** One Grid browser: its tabs are the top-level browsing contexts, driven over WebDriver BiDi. */
+export class WebDriverSession implements BrowserSession, TabHost {
+  private readonly open = new Map<string, WebDriverTab>();
+  private readonly parentOf = new Map<string, string>();
+  private listeners: ((tab: BrowserTab) => void)[] = [];
+  private creating: Promise<unknown> = Promise.resolve();
+  private seq = 0;
+  private closed = false;
+  private fetched = new Set<string>();
+  private readonly downloadList: DownloadRecord[] = [];
+  private readonly pendingDownloads = new Map<string, DownloadRecord>();
+  private settling: Promise<void>[] = [];
+
+  constructor(
+    private readonly driver: SeleniumDriver,
+    private readonly bidi: Bidi,
+    private readonly id: string,
+    private readonly info: RunningBrowser,
+    private readonly sent: SentCapabilities | undefined,
+    private readonly viewportSize: { width: number; height: number },
+    private readonly downloadsDir: string,
+  ) {
+    bidi.onClose(() => (this.closed = true));
+    bidi.on<ContextCreated>('browsingContext.contextCreated', (e) => this.onCreated(e));
+    bidi.on<{ context: string }>('browsingContext.contextDestroyed', (e) => {
+      const tab = this.open.get(e.context);
+      tab?.onClosed();
+      this.open.delete(e.context);
+      this.parentOf.delete(e.context);
+    });
+    bidi.on<NavigationEvent>('browsingContext.navigationStarted', (e) =>
+      this.open.get(e.context)?.onNavigated(e.url, true),
+    );
+    for (const event of ['fragmentNavigated', 'historyUpdated'])
+      bidi.on<NavigationEvent>(`browsingContext.${event}`, (e) =>
+        this.open.get(e.context)?.onNavigated(e.url, true),
+      );
+    for (const event of ['navigationCommitted', 'domContentLoaded', 'load'])
+      bidi.on<NavigationEvent>(`browsingContext.${event}`, (e) =>
+        this.open.get(e.context)?.onUrl(e.url),
+      );
+    bidi.on<BidiRequest>('network.beforeRequestSent', (e) => this.tabOf(e.context)?.onRequest(e));
+    bidi.on<BidiRequest>('network.responseCompleted', (e) =>
+      this.tabOf(e.context)?.onResponse(e, this.open.has(e.context ?? '')),
+    );
+    bidi.on<BidiRequest>('network.fetchError', (e) =>
+      this.tabOf(e.context)?.onFetchError(e, this.open.has(e.context ?? '')),
+    );
+    bidi.on<Parameters<WebDriverTab['onLog']>[0] & { source: { context?: string } }>(
+      'log.entryAdded',
+      (e) => this.tabOf(e.source.context ?? null)?.onLog(e),
+    );
+    bidi.on<Parameters<WebDriverTab['onPromptOpened']>[0]>(
+      'browsingContext.userPromptOpened',
+      (e) => this.tabOf(e.context)?.onPromptOpened(e),
+    );
+    bidi.on<{ context: string }>('browsingContext.userPromptClosed', (e) =>
+      this.tabOf(e.context)?.onPromptClosed(),
+    );
+    bidi.on<{ navigation?: string; suggestedFilename?: string }>(
+      'browsingContext.downloadWillBegin',
+      (e) => {
+        const record: DownloadRecord = { name: e.suggestedFilename ?? 'download', state: 'saving' };
+        this.downloadList.push(record);
+        if (e.navigation) this.pendingDownloads.set(e.navigation, record);
+      },
+    );
+    bidi.on<{ navigation?: string; status?: string }>('browsingContext.downloadEnd', (e) => {
+      const record = e.navigation ? this.pendingDownloads.get(e.navigation) : undefined;
+      if (e.navigation) this.pendingDownloads.delete(e.navigation);
+      if (e.status === 'canceled') {
+        if (record)
+          Object.assign(record, { state: 'failed', error: 'the site or the browser canceled it' });
+        return;
+      }
+      this.settling.push(this.fetchDownload(record));
+    });
+  }
+
+  /** The tab a context belongs to: itself, or the top-level context above a frame. */
+  private tabOf(context: string | null | undefined): WebDriverTab | undefined {
+    let c = context ?? undefined;
+    for (let depth = 0; c && depth < 32; depth++) {
+      const tab = this.open.get(c);
+      if (tab) return tab;
+      c = this.parentOf.get(c);
+    }
+    return undefined;
+  }
+
+  private onCreated(e: ContextCreated): void {
+    if (e.parent) {
+      this.parentOf.set(e.context, e.parent);
+      return;
+    }
+    // A tab this server is creating is adopted by newTab(); any other was opened by the page.
+    void this.creating.then(() => {
+      if (this.open.has(e.context) || this.closed) return;
+      const tab = this.adopt(e.context, e.url);
+      void tab
+        .setViewport(this.viewportSize.width, this.viewportSize.height)
+        .catch(() => undefined);
+      for (const l of this.listeners) l(tab);
+    });
+  }
+
+  private adopt(context: string, url: string): WebDriverTab {
+    const tab = new WebDriverTab(`t${++this.seq}`, context, this.bidi, this, this.viewportSize);
+    tab.onUrl(url);
+    this.open.set(context, tab);
+    return tab;
+  }
+
+  /** Adopts the tabs the browser already has (one after open, any number after attach). */
+  async start(options: { setViewport: boolean; storageStatePath?: string }): Promise<void> {
+    const tree = await this.bidi.call<{ contexts: { context: string; url: string }[] }>(
+      'browsingContext.getTree',
+      { maxDepth: 0 },
+    );
+    for (const c of tree.contexts) {
+      const tab = this.adopt(c.context, c.url);
+      if (options.setViewport)
+        await tab.setViewport(this.viewportSize.width, this.viewportSize.height);
+      else await tab.readViewport();
+    }
+    if (this.open.size === 0) await this.newTab();
+    if (options.storageStatePath) await this.loadStorageState(options.storageStatePath);
+  }
+
+  tabs(): BrowserTab[] {
+    return [...this.open.values()].filter((t) => !t.isClosed());
+  }
+
+  async newTab(): Promise<BrowserTab> {
+    const creating = this.bidi.call<{ context: string }>('browsingContext.create', {
+      type: 'tab',
+    });
+    this.creating = creating.catch(() => undefined);
+    try {
+      const { context } = await creating;
+      const tab = this.open.get(context) ?? this.adopt(context, 'about:blank');
+      await tab.setViewport(this.viewportSize.width, this.viewportSize.height);
+      return tab;
+    } catch (e) {
+      throw fromWebDriver(e, 'Opening a tab');
+    }
+  }
+
+  onTabOpened(listener: (tab: BrowserTab) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Cookies of every origin and the local storage of the origins open in tabs, as Playwright writes them. */
+  async saveStorageState(path: string): Promise<void> {
+    try {
+      const { cookies } = await this.bidi.call<{ cookies: BidiCookie[] }>('storage.getCookies', {});
+      const origins = new Map<string, { name: string; value: string }[]>();
+      for (const tab of this.tabs()) {
+        const read = await tab
+          .evaluate(
+            [],
+            `JSON.stringify({ origin: location.origin, items: Object.entries(localStorage).map(([name, value]) => ({ name, value })) })`,
+          )
+          .catch(() => undefined);
+        if (typeof read !== 'string') continue;
+        const { origin, items } = JSON.parse(read) as {
+          origin: string;
+          items: { name: string; value: string }[];
+        };
+        if (origin && origin !== 'null' && items.length) origins.set(origin, items);
+      }
+      const state = {
+        cookies: cookies.map(toPlaywrightCookie),
+        origins: [...origins].map(([origin, localStorage]) => ({ origin, localStorage })),
+      };
+      writeFileSync(path, JSON.stringify(state, null, 2));
+    } catch (e) {
+      throw fromWebDriver(e, 'Saving the storage state');
+    }
+  }
+
+  private async loadStorageState(path: string): Promise<void> {
+    const state = JSON.parse(readFileSync(path, 'utf8')) as {
+      cookies?: PlaywrightCookie[];
+      origins?: { origin: string; localStorage: { name: string; value: string }[] }[];
+    };
+    for (const c of state.cookies ?? []) {
+      await this.bidi.call('storage.setCookie', { cookie: fromPlaywrightCookie(c) }).catch((e) => {
+        throw fromWebDriver(e, `Restoring cookie ${c.name}`);
+      });
+    }
+    // Local storage can only be written by a page of its origin: a preload script seeds it once.
+    const seeds = (state.origins ?? []).filter((o) => o.localStorage.length);
+    if (seeds.length)
+      await this.bidi.call('script.addPreloadScript', {
+        functionDeclaration: `() => { const seeds = ${JSON.stringify(seeds)}; const o = seeds.find((s) => s.origin === location.origin); if (!o) return; for (const { name, value } of o.localStorage) if (localStorage.getItem(name) === null) localStorage.setItem(name, value); }`,
+      });
+  }
+
+  handle(): string {
+    const handle: Handle = { id: this.id, running: this.info, sent: this.sent };
+    return JSON.stringify(handle);
+  }
+
+  running(): RunningBrowser {
+    return { ...this.info };
+  }
+
+  /** For the operator's admin view: what was asked, every capability sent with its sources, what was ignored. */
+  sentCapabilities(): SentCapabilities | undefined {
+    return this.sent;
+  }
+
+  /** The Grid session id (for the operator; never shown to a model). */
+  gridSessionId(): string {
+    return this.id;
+  }
+
+  async setInputFiles(
+    context: string,
+    frames: FramePath,
+    handle: number,
+    paths: string[],
+  ): Promise<void> {
+    const d = this.driver;
+    try {
+      await d.switchTo().window(context);
+      await d.switchTo().defaultContent();
+      for (const h of frames)
+        await d
+          .switchTo()
+          .frame(await d.executeScript(`return ${pageApiExpression}.element(${h})`));
+      const input = (await d.executeScript(`return ${pageApiExpression}.element(${handle})`)) as {
+        sendKeys(keys: string): Promise<void>;
+      } | null;
+      if (!input) throw new OpError('stale_element', 'The file input was removed from the page.');
+      // The detector uploads each file to the node first: the browser may run on another machine.
+      d.setFileDetector(remoteFileDetector());
+      await input.sendKeys(paths.join('\n'));
+    } catch (e) {
+      throw fromWebDriver(e, 'Setting the files');
+    } finally {
+      await d
+        .switchTo()
+        .defaultContent()
+        .catch(() => undefined);
+    }
+  }
+
+  /** Downloads the pages started, oldest first; they land in the session's downloads folder. */
+  downloads(): readonly DownloadRecord[] {
+    return this.downloadList.map((d) => ({ ...d }));
+  }
+
+  /** Resolves once every download started so far has been fetched from the node or has failed. */
+  async downloadsSettled(): Promise<void> {
+    const deadline = Date.now() + 30_000;
+    while (this.downloadList.some((d) => d.state === 'saving') && Date.now() < deadline) {
+      await Promise.all(this.settling);
+      if (this.downloadList.some((d) => d.state === 'saving'))
+        await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  /** The node finished writing a file: copy it here, retrying while the Grid has not listed it yet. */
+  private async fetchDownload(record: DownloadRecord | undefined): Promise<void> {
+    for (let i = 0; i < 50; i++) {
+      await this.syncDownloads();
+      if (!record || this.fetched.has(record.name)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    if (!record) return;
+    if (this.fetched.has(record.name)) record.state = 'saved';
+    else Object.assign(record, { state: 'failed', error: 'the Grid node did not offer the file' });
+  }
+
+  /** Copies files the node downloaded (the Grid's managed downloads) into the session's files. */
+  async syncDownloads(): Promise<string[]> {
+    const got: string[] = [];
+    try {
+      const listing = (await this.driver.execute(gridCommand('GET_DOWNLOADABLE_FILES'))) as {
+        names?: string[];
+      };
+      for (const name of listing.names ?? []) {
+        if (this.fetched.has(name)) continue;
+        const file = (await this.driver.execute(gridCommand('DOWNLOAD_FILE', { name }))) as {
+          contents: string;
+        };
+        const tmp = mkdtempSync(join(tmpdir(), 'swiftbrowse-dl-'));
+        try {
+          const archive = join(tmp, 'file.zip');
+          writeFileSync(archive, Buffer.from(file.contents, 'base64'));
+          mkdirSync(this.downloadsDir, { recursive: true });
+          await zip.unzip(archive, this.downloadsDir);
+        } finally {
+          rmSync(tmp, { recursive: true, force: true });
+        }
+        this.fetched.add(name);
+        got.push(name);
+      }
+    } catch {
+      // A download still being written is fetched on the next end event or sync.
+    }
+    return got;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed && this.bidi.isClosed()) return;
+    this.closed = true;
+    await this.syncDownloads();
+    await this.bidi.close();
+    await this.driver.quit().catch(() => undefined);
+  }
+
+  isClosed(): boolean {
+    return this.closed || this.bidi.isClosed();
+  }
+
+  /** Lets go of the browser without ending it: the Grid keeps it for a re-attach after a restart. */
+  async detach(): Promise<void> {
+    await this.bidi.close();
+  }
+}
+
+interface BidiCookie {
+  name: string;
+  value: { type: 'string' | 'base64'; value: string };
+  domain: string;
+  path: string;
+  httpOnly: boolean;
+  secure: boolean;
+  sameSite: 'strict' | 'lax' | 'none';
+  expiry?: number;
+}
+interface PlaywrightCookie {
+  name: string;
+  value: string;
+  domain: string;
+  path: string;
+  expires: number;
+  httpOnly: boolean;
+  secure: boolean;
+  sameSite: 'Strict' | 'Lax' | 'None';
+}
+
+function toPlaywrightCookie(c: BidiCookie): PlaywrightCookie {
+  const sameSite = { strict: 'Strict', lax: 'Lax', none: 'None' } as const;
+  return {
+    name: c.name,
+    value:
+      c.value.type === 'base64' ? Buffer.from(c.value.value, 'base64').toString() : c.value.value,
+    domain: c.domain,
+    path: c.path,
+    expires: c.expiry ?? -1,
+    httpOnly: c.httpOnly,
+    secure: c.secure,
+    sameSite: sameSite[c.sameSite] ?? 'Lax',
+  };
+}
+
+function fromPlaywrightCookie(c: PlaywrightCookie): Record<string, unknown> {
+  return {
+    name: c.name,
+    value: { type: 'string', value: c.value },
+    domain: c.domain,
+    path: c.path,
+    httpOnly: c.httpOnly,
+    secure: c.secure,
+    sameSite: (c.sameSite ?? 'Lax').toLowerCase(),
+    ...(c.expires > 0 ? { expiry: Math.round(c.expires) } : {}),
+  };
+}
+
+/**
+ * The WebDriver backend (DESIGN §7.3): browsers on a Selenium Grid or any W3C endpoint, driven
+ * over WebDriver BiDi (console, network, dialogs, tabs, input, screenshots, PDF) with classic
+ * WebDriver for what BiDi lacks here (file upload through the node, the Grid's downloads).
+ */
+export class WebDriverDriver implements Driver {
+  readonly backend = 'webdriver' as const;
+  private readonly sessions = new Set<WebDriverSession>();
+
+  constructor(private readonly settings: WebDriverSettings) {}
+
+  get gridUrl(): string {
+    return this.settings.gridUrl.replace(/\/+$/, '');
+  }
+
+  /** The capabilities an open would send; raises `invalid_argument` before anything is ended. */
+  check(options: OpenOptions): void {
+    this.capabilitiesFor(options);
+  }
+
+  capabilitiesFor(options: OpenOptions): BuiltCapabilities {
+    return buildCapabilities({
+      session: options.session,
+      browser: options.browser,
+      version: options.version,
+      headless: options.headless,
+      insecure: options.insecure ?? false,
+      record: options.webdriver?.record,
+      locale: options.locale,
+      userAgent: options.userAgent,
+      config: this.settings.capabilities,
+      raw: options.webdriver?.capabilities,
+    });
+  }
+
+  async open(options: OpenOptions): Promise<BrowserSession> {
+    if (options.profileDir)
+      throw new OpError(
+        'unsupported',
+        'A persistent profile lives on this machine, and a Grid browser runs on a node: open without profile, or save and reuse a storage state instead.',
+      );
+    const built = this.capabilitiesFor(options);
+    const started = Date.now();
+    // The Grid queue may hold the request for minutes (a node scaling up): wait as long as it does.
+    const progress = setInterval(
+      () =>
+        options.onProgress?.(
+          `Waiting for a Grid node to start ${options.browser} (${Math.round((Date.now() - started) / 1000)} s)`,
+        ),
+      this.settings.progressEveryMs ?? 5000,
+    );
+    let driver: SeleniumDriver;
+    try {
+      driver = await this.newSession(built);
+    } catch (e) {
+      throw fromNewSession(e, built, this.gridUrl);
+    } finally {
+      clearInterval(progress);
+    }
+    try {
+      const caps = await driver.getCapabilities();
+      const ws = caps.get('webSocketUrl');
+      if (typeof ws !== 'string')
+        throw new OpError(
+          'backend',
+          'The browser the Grid started offers no WebDriver BiDi (webSocketUrl); SwiftBrowse needs it for console, network and dialogs. Use a Selenium 4.x Grid and a browser with BiDi (Chrome 115+, Firefox 119+).',
+        );
+      const id = (await driver.getSession()).getId();
+      const version = String(caps.get('browserVersion') ?? '');
+      const browser = String(caps.get('browserName') ?? options.browser);
+      const node = await nodeOfSession(this.gridUrl, id);
+      const running: RunningBrowser = node ? { browser, version, node } : { browser, version };
+      const sent: SentCapabilities = {
+        asked: { browser: options.browser, version: built.version ?? 'latest' },
+        sent: built.sent,
+        ignored: built.ignored,
+      };
+      const bidi = await Bidi.connect(ws.replace('://localhost', '://127.0.0.1'));
+      const session = new WebDriverSession(
+        driver,
+        bidi,
+        id,
+        running,
+        sent,
+        options.viewport,
+        options.downloadsDir,
+      );
+      await this.applyTimeouts(driver, options);
+      await session.start({ setViewport: true, storageStatePath: options.storageStatePath });
+      this.track(session);
+      return session;
+    } catch (e) {
+      await driver.quit().catch(() => undefined);
+      throw fromWebDriver(e, 'Starting the browser');
+    }
+  }
+
+  /** Creates the session; with a queue wait set, gives up first and ends a browser that arrives late. */
+  private async newSession(built: BuiltCapabilities): Promise<SeleniumDriver> {
+    const creating = createSession(this.gridUrl, built.capabilities);
+    const wait = this.settings.queueWaitMs ?? 0;
+    if (wait <= 0) return creating;
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        void creating.then((late) => late.quit()).catch(() => undefined);
+        reject(
+          new OpError(
+            'backend',
+            `No Grid node took this browser within ${Math.round(wait / 1000)} s (GRID_QUEUE_WAIT_MS). The Grid may have no node with these capabilities, or none free; try again later or check the Grid console at ${this.gridUrl}/ui.`,
+          ),
+        );
+      }, wait);
+    });
+    try {
+      return await Promise.race([creating, gaveUp]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async applyTimeouts(driver: SeleniumDriver, options: OpenOptions): Promise<void> {
+    const t = options.webdriver;
+    if (!t?.pageLoadTimeoutMs && !t?.scriptTimeoutMs) return;
+    await driver.manage().setTimeouts({
+      ...(t.pageLoadTimeoutMs ? { pageLoad: t.pageLoadTimeoutMs } : {}),
+      ...(t.scriptTimeoutMs ? { script: t.scriptTimeoutMs } : {}),
+    });
+  }
+
+  private track(session: WebDriverSession): void {
+    this.sessions.add(session);
+  }
+
+  async attach(handle: string, options: OpenOptions): Promise<BrowserSession | undefined> {
+    let parsed: Handle;
+    try {
+      parsed = JSON.parse(handle) as Handle;
+      if (typeof parsed.id !== 'string') return undefined;
+    } catch {
+      return undefined;
+    }
+    const driver = existingSession(this.gridUrl, parsed.id);
+    let bidi: Bidi;
+    try {
+      await driver.getWindowHandle().catch((e: Error) => {
+        // A closed current window still means a live session; only a gone session is gone.
+        if (!/no such window/i.test(e.message)) throw e;
+      });
+      bidi = await Bidi.connect(
+        `${this.gridUrl.replace(/^http/, 'ws')}/session/${parsed.id}/se/bidi`,
+      );
+    } catch {
+      return undefined; // reaped by the Grid, or ended
+    }
+    const session = new WebDriverSession(
+      driver,
+      bidi,
+      parsed.id,
+      parsed.running,
+      parsed.sent,
+      options.viewport,
+      options.downloadsDir,
+    );
+    try {
+      await session.start({ setViewport: false });
+    } catch {
+      await bidi.close();
+      return undefined;
+    }
+    this.track(session);
+    return session;
+  }
+
+  async info(): Promise<BrowserInfo> {
+    const status = await gridStatus(this.gridUrl, 5000);
+    const first = status.stereotypes[0];
+    return {
+      backend: 'webdriver',
+      browser: first?.browserName ?? 'unknown',
+      version: first?.browserVersion ?? 'unknown',
+    };
+  }
+
+  async shutdown(): Promise<void> {
+    // Grid browsers outlive this process on purpose (a restart re-attaches); only close BiDi sockets.
+    await Promise.all(
+      [...this.sessions].map(async (s) => {
+        this.sessions.delete(s);
+        await s.detach();
+      }),
+    );
+  }
+}

@@ -1,0 +1,693 @@
+import { OpError } from '../../core/errors.js';
+import { BoundedLog } from '../bounded-log.js';
+import {
+  RESOURCE_TYPES,
+  type BrowserTab,
+  type ConsoleEntry,
+  type ConsoleLevel,
+  type DialogAnswer,
+  type DialogInfo,
+  type EntryBuffer,
+  type FramePath,
+  type MouseButton,
+  type NavigationOutcome,
+  type NetworkEntry,
+  type ResourceType,
+  type ScreenshotOptions,
+  type TabActivity,
+  SECRET_FIELD_CSS,
+} from '../driver.js';
+import { pageApiExpression } from '../page-script.js';
+import { BidiError, fromRemote, type Bidi, type RemoteValue } from './bidi.js';
+import { fromWebDriver } from './errors.js';
+import { textKeys, webdriverKey } from './keys.js';
+
+/** What the session needs from a tab's owner: file input goes through classic WebDriver. */
+export interface TabHost {
+  setInputFiles(context: string, frames: FramePath, handle: number, paths: string[]): Promise<void>;
+}
+
+/** BiDi events this tab is told about (the session routes them by context). */
+export interface BidiRequest {
+  request: {
+    request: string;
+    url: string;
+    method: string;
+    destination?: string;
+    initiatorType?: string;
+  };
+  navigation: string | null;
+  context: string | null;
+  redirectCount?: number;
+  timestamp?: number;
+  response?: { status: number; bytesReceived?: number; encodedDataLength?: number; url?: string };
+  errorText?: string;
+}
+interface LogEntry {
+  level: string;
+  text: string | null;
+  type: string;
+  method?: string;
+  timestamp?: number;
+  stackTrace?: { callFrames: { url: string; lineNumber: number }[] };
+}
+interface PromptOpened {
+  context: string;
+  type: DialogInfo['type'];
+  message: string;
+  defaultValue?: string;
+}
+interface EvaluateResult {
+  type: 'success' | 'exception';
+  result?: RemoteValue;
+  exceptionDetails?: { text: string; exception?: RemoteValue };
+}
+
+const LOG_LIMIT = 500;
+const TEXT_LIMIT = 10_000;
+const BUTTONS: Record<MouseButton, number> = { left: 0, middle: 1, right: 2 };
+
+/** One top-level browsing context (a tab) of a WebDriver BiDi session. */
+export class WebDriverTab implements BrowserTab {
+  private currentUrl = 'about:blank';
+  private lastTitle = '';
+  private closed = false;
+  private size: { width: number; height: number };
+  private pointer = { x: 0, y: 0 };
+  private requestSeq = 0;
+  private readonly inFlight = new Map<string, number>();
+  private readonly entries = new Map<string, NetworkEntry>();
+  private navigations = 0;
+  private lastNavigation?: NavigationOutcome & { url: string };
+  private dialog?: PromptOpened;
+  private armed?: DialogAnswer;
+  private readonly dialogListeners = new Set<() => void>();
+  private readonly consoleLog = new BoundedLog<ConsoleEntry>(LOG_LIMIT);
+  private readonly networkLog = new BoundedLog<NetworkEntry>(LOG_LIMIT);
+
+  constructor(
+    readonly id: string,
+    readonly context: string,
+    private readonly bidi: Bidi,
+    private readonly host: TabHost,
+    viewport: { width: number; height: number },
+  ) {
+    this.size = { ...viewport };
+  }
+
+  // --- events, routed here by the session -------------------------------------------------
+
+  onNavigated(url: string, committed: boolean): void {
+    this.currentUrl = url;
+    if (committed) this.navigations++;
+  }
+
+  onUrl(url: string): void {
+    this.currentUrl = url;
+  }
+
+  onRequest(e: BidiRequest): void {
+    const id = e.request.request;
+    // A redirect reuses the request id: the entry it started stays one entry.
+    if (this.entries.has(id)) return;
+    this.inFlight.set(id, ++this.requestSeq);
+    const entry: NetworkEntry = {
+      method: e.request.method,
+      url: e.request.url,
+      resource_type: resourceType(e),
+      at: e.timestamp ?? Date.now(),
+    };
+    this.entries.set(id, entry);
+    this.networkLog.push(entry);
+  }
+
+  onResponse(e: BidiRequest, topLevel: boolean): void {
+    const id = e.request.request;
+    this.inFlight.delete(id);
+    const entry = this.entries.get(id);
+    this.entries.delete(id);
+    const status = e.response?.status;
+    if (entry) {
+      entry.status = status;
+      const size = e.response?.bytesReceived ?? e.response?.encodedDataLength;
+      if (typeof size === 'number' && size > 0) entry.size = size;
+      entry.duration_ms = Math.max(0, Date.now() - entry.at);
+    }
+    if (topLevel && e.navigation) this.lastNavigation = { url: e.request.url, status };
+  }
+
+  onFetchError(e: BidiRequest, topLevel: boolean): void {
+    const id = e.request.request;
+    this.inFlight.delete(id);
+    const entry = this.entries.get(id);
+    this.entries.delete(id);
+    const failure = e.errorText ?? 'failed';
+    if (entry) {
+      entry.failure = failure;
+      entry.duration_ms = Math.max(0, Date.now() - entry.at);
+    }
+    if (topLevel && e.navigation) this.lastNavigation = { url: e.request.url, error: failure };
+  }
+
+  onLog(e: LogEntry): void {
+    const frame = e.stackTrace?.callFrames?.[0];
+    const where = frame?.url ? { url: frame.url, line: frame.lineNumber + 1 } : {};
+    if (e.type === 'javascript') {
+      this.consoleLog.push({
+        level: 'error',
+        text: clip(e.text ?? ''),
+        source: 'pageerror',
+        ...where,
+        at: Date.now(),
+      });
+      return;
+    }
+    this.consoleLog.push({
+      level: consoleLevel(e.method, e.level),
+      text: clip(e.text ?? ''),
+      source: 'console',
+      ...where,
+      at: Date.now(),
+    });
+  }
+
+  onPromptOpened(e: PromptOpened): void {
+    const answer = this.armed;
+    if (answer) {
+      this.armed = undefined;
+      void this.handlePrompt(answer);
+    } else {
+      this.dialog = e;
+    }
+    for (const listener of this.dialogListeners) listener();
+  }
+
+  onPromptClosed(): void {
+    this.dialog = undefined;
+  }
+
+  onClosed(): void {
+    this.closed = true;
+  }
+
+  // --- BrowserTab -------------------------------------------------------------------------
+
+  url(): string {
+    return this.currentUrl;
+  }
+
+  async title(): Promise<string> {
+    if (this.dialog) return this.lastTitle;
+    try {
+      const title = await this.evaluate([], 'document.title');
+      if (typeof title === 'string') this.lastTitle = title;
+    } catch {
+      // navigating or closed: keep the last one
+    }
+    return this.lastTitle;
+  }
+
+  goto(url: string, timeoutMs: number): Promise<NavigationOutcome> {
+    return this.navigation(`Loading ${url}`, timeoutMs, () =>
+      this.bidi.call('browsingContext.navigate', {
+        context: this.context,
+        url,
+        wait: 'interactive',
+      }),
+    );
+  }
+
+  reload(timeoutMs: number): Promise<NavigationOutcome> {
+    return this.navigation('Reloading', timeoutMs, () =>
+      this.bidi.call('browsingContext.reload', { context: this.context, wait: 'interactive' }),
+    );
+  }
+
+  back(timeoutMs: number): Promise<NavigationOutcome | null> {
+    return this.historyStep(-1, 'Going back', timeoutMs);
+  }
+
+  forward(timeoutMs: number): Promise<NavigationOutcome | null> {
+    return this.historyStep(1, 'Going forward', timeoutMs);
+  }
+
+  private async historyStep(
+    delta: number,
+    doing: string,
+    timeoutMs: number,
+  ): Promise<NavigationOutcome | null> {
+    const beforeUrl = this.currentUrl;
+    const beforeNav = this.navigations;
+    const beforeOutcome = this.lastNavigation;
+    try {
+      await withTimeout(
+        this.bidi.call('browsingContext.traverseHistory', { context: this.context, delta }),
+        timeoutMs,
+        doing,
+      );
+    } catch (e) {
+      if (e instanceof BidiError && /no such history entry/i.test(e.message)) return null;
+      throw fromWebDriver(e, doing);
+    }
+    // Traversal answers before the page it reached has loaded: wait for its document.
+    await this.untilLoaded(timeoutMs, doing);
+    if (this.navigations === beforeNav && this.currentUrl === beforeUrl) return null;
+    const outcome = this.lastNavigation;
+    return outcome && outcome !== beforeOutcome
+      ? { status: outcome.status, error: outcome.error }
+      : {};
+  }
+
+  private async untilLoaded(timeoutMs: number, doing: string): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      try {
+        const state = await this.evaluate([], 'document.readyState');
+        if (state !== 'loading') return;
+      } catch (e) {
+        if (!(e instanceof OpError) || e.kind === 'backend') throw e;
+      }
+      if (Date.now() > deadline)
+        throw new OpError('timeout', `${doing} timed out waiting for the page.`);
+      await sleep(50);
+    }
+  }
+
+  private async navigation(
+    doing: string,
+    timeoutMs: number,
+    go: () => Promise<unknown>,
+  ): Promise<NavigationOutcome> {
+    this.guardDialog();
+    const before = this.lastNavigation;
+    try {
+      await withTimeout(go(), timeoutMs, doing);
+    } catch (e) {
+      if (e instanceof OpError) throw e;
+      const net = /net::(ERR_[A-Z_]+)/.exec(e instanceof Error ? e.message : String(e));
+      if (net) return { error: net[1] };
+      throw fromWebDriver(e, doing);
+    }
+    const outcome = this.lastNavigation;
+    if (!outcome || outcome === before) return {};
+    if (outcome.error) return { error: outcome.error.replace(/^net::/, '') };
+    return outcome.status === undefined ? {} : { status: outcome.status };
+  }
+
+  private guardDialog(): void {
+    if (this.dialog)
+      throw new OpError(
+        'not_actionable',
+        `A ${this.dialog.type} dialog is open ("${this.dialog.message.slice(0, 80)}"); answer it with the dialog op first.`,
+      );
+  }
+
+  /** The BiDi context of a frame path: each handle is an iframe element in its parent frame. */
+  private async contextAt(path: FramePath): Promise<string> {
+    let context = this.context;
+    for (const handle of path) {
+      const r = await this.rawEvaluate(
+        context,
+        `${pageApiExpression}.element(${handle})?.contentWindow ?? null`,
+      );
+      const v = r.result as { type: string; value?: { context?: string } } | undefined;
+      const child = v?.type === 'window' ? v.value?.context : undefined;
+      if (!child)
+        throw new OpError('stale_element', 'The iframe the target was in is gone or was replaced.');
+      context = child;
+    }
+    return context;
+  }
+
+  private async rawEvaluate(context: string, expression: string): Promise<EvaluateResult> {
+    try {
+      return await this.bidi.call<EvaluateResult>('script.evaluate', {
+        expression,
+        target: { context },
+        awaitPromise: true,
+        resultOwnership: 'none',
+        userActivation: true,
+      });
+    } catch (e) {
+      if (e instanceof BidiError && /no such frame|Cannot find context|detached/i.test(e.message))
+        throw new OpError(
+          'stale_element',
+          'Running script in the page was interrupted: the page navigated or the frame was removed.',
+        );
+      throw fromWebDriver(e, 'Running script in the page');
+    }
+  }
+
+  async evaluate(path: FramePath, expression: string): Promise<unknown> {
+    this.guardDialog();
+    const context = await this.contextAt(path);
+    const r = await this.untilDialog(this.rawEvaluate(context, expression), undefined);
+    if (!r) return undefined;
+    if (r.type === 'exception') {
+      const text = r.exceptionDetails?.text ?? 'error';
+      if (/Execution context was destroyed|Inspected target navigated/i.test(text))
+        throw new OpError(
+          'stale_element',
+          'Running script in the page was interrupted: the page navigated or the frame was removed.',
+        );
+      throw new OpError(
+        'invalid_argument',
+        `The script threw in the page: ${text.replace(/^Uncaught /, '').split('\n')[0]}`,
+        { details: { page_error: true } },
+      );
+    }
+    return fromRemote(r.result);
+  }
+
+  /** Input that opens a dialog blocks until it is answered; stop waiting once one opens. */
+  private async untilDialog<T>(work: Promise<T>, fallback: T): Promise<T> {
+    if (this.dialog) return work;
+    let listener = () => {};
+    const opened = new Promise<T>((resolve) => {
+      listener = () => resolve(fallback);
+      this.dialogListeners.add(listener);
+    });
+    work.catch(() => undefined);
+    try {
+      return await Promise.race([work, opened]);
+    } finally {
+      this.dialogListeners.delete(listener);
+    }
+  }
+
+  private async actions(doing: string, sources: unknown[]): Promise<void> {
+    try {
+      await this.untilDialog(
+        this.bidi.call('input.performActions', { context: this.context, actions: sources }),
+        undefined,
+      );
+    } catch (e) {
+      throw fromWebDriver(e, doing);
+    }
+  }
+
+  private pointerActions(actions: unknown[]): unknown {
+    return { type: 'pointer', id: 'mouse', parameters: { pointerType: 'mouse' }, actions };
+  }
+
+  mouseMove(x: number, y: number): Promise<void> {
+    // WebDriver refuses a move outside the viewport where CDP allows it: the nearest point inside.
+    const to = {
+      x: Math.min(Math.max(Math.round(x), 0), Math.max(this.size.width - 1, 0)),
+      y: Math.min(Math.max(Math.round(y), 0), Math.max(this.size.height - 1, 0)),
+    };
+    this.pointer = to;
+    // A jump is one move with no duration: one pointermove on Chromium and on Firefox (seed 000 §F2.11).
+    return this.actions('Moving the pointer', [
+      this.pointerActions([{ type: 'pointerMove', ...to, duration: 0 }]),
+    ]);
+  }
+
+  mouseDown(button: MouseButton): Promise<void> {
+    return this.actions('Pressing the mouse button', [
+      this.pointerActions([{ type: 'pointerDown', button: BUTTONS[button] }]),
+    ]);
+  }
+
+  mouseUp(button: MouseButton): Promise<void> {
+    return this.actions('Releasing the mouse button', [
+      this.pointerActions([{ type: 'pointerUp', button: BUTTONS[button] }]),
+    ]);
+  }
+
+  wheel(dx: number, dy: number): Promise<void> {
+    return this.actions('Scrolling', [
+      {
+        type: 'wheel',
+        id: 'wheel',
+        actions: [
+          {
+            type: 'scroll',
+            ...this.pointer,
+            deltaX: Math.round(dx),
+            deltaY: Math.round(dy),
+            duration: 0,
+          },
+        ],
+      },
+    ]);
+  }
+
+  private keyActions(actions: unknown[]): unknown {
+    return { type: 'key', id: 'keyboard', actions };
+  }
+
+  keyDown(key: string): Promise<void> {
+    const value = webdriverKey(key);
+    return this.actions(`Pressing ${key}`, [this.keyActions([{ type: 'keyDown', value }])]);
+  }
+
+  keyUp(key: string): Promise<void> {
+    const value = webdriverKey(key);
+    return this.actions(`Releasing ${key}`, [this.keyActions([{ type: 'keyUp', value }])]);
+  }
+
+  insertText(text: string): Promise<void> {
+    // WebDriver has no "insert text": each character is typed, in one action sequence.
+    const keys = textKeys(text).flatMap((value) => [
+      { type: 'keyDown', value },
+      { type: 'keyUp', value },
+    ]);
+    if (keys.length === 0) return Promise.resolve();
+    return this.actions('Typing', [this.keyActions(keys)]);
+  }
+
+  /** Runs a capture with fields holding a secret blanked; pages without one are not touched. */
+  private async withSecretsBlanked<T>(capture: () => Promise<T>): Promise<T> {
+    const added = await this.evaluate(
+      [],
+      `(() => { if (!document.querySelector('[data-swiftbrowse-secret]')) return false; const s = document.createElement('style'); s.id = '__swiftbrowse_blank'; s.textContent = ${JSON.stringify(SECRET_FIELD_CSS)}; document.documentElement.appendChild(s); return true; })()`,
+    ).catch(() => false);
+    try {
+      return await capture();
+    } finally {
+      if (added)
+        await this.evaluate([], `document.getElementById('__swiftbrowse_blank')?.remove()`).catch(
+          () => undefined,
+        );
+    }
+  }
+
+  /** BiDi has no scaled capture: frames are viewport-sized here (1280 px wide by default). */
+  captureViewport(options: { maxWidth: number; quality: number }): Promise<Buffer> {
+    return this.screenshot({ type: 'jpeg', quality: options.quality });
+  }
+
+  screenshot(options: ScreenshotOptions): Promise<Buffer> {
+    return this.withSecretsBlanked(() => this.captureScreenshot(options));
+  }
+
+  private async captureScreenshot(options: ScreenshotOptions): Promise<Buffer> {
+    this.guardDialog();
+    const format =
+      options.type === 'jpeg'
+        ? { type: 'image/jpeg', quality: (options.quality ?? 80) / 100 }
+        : { type: 'image/png' };
+    const params: Record<string, unknown> = {
+      context: this.context,
+      origin: options.fullPage ? 'document' : 'viewport',
+      format,
+    };
+    if (options.clip) params.clip = { type: 'box', ...options.clip };
+    try {
+      const r = await this.bidi.call<{ data: string }>('browsingContext.captureScreenshot', params);
+      return Buffer.from(r.data, 'base64');
+    } catch (e) {
+      throw fromWebDriver(e, 'Taking a screenshot');
+    }
+  }
+
+  async pdf(): Promise<Buffer> {
+    this.guardDialog();
+    try {
+      const r = await this.withSecretsBlanked(() =>
+        this.bidi.call<{ data: string }>('browsingContext.print', {
+          context: this.context,
+          background: true,
+        }),
+      );
+      return Buffer.from(r.data, 'base64');
+    } catch (e) {
+      throw fromWebDriver(e, 'Printing to PDF');
+    }
+  }
+
+  viewport(): { width: number; height: number } {
+    return { ...this.size };
+  }
+
+  async setViewport(width: number, height: number): Promise<void> {
+    try {
+      await this.bidi.call('browsingContext.setViewport', {
+        context: this.context,
+        viewport: { width, height },
+      });
+      this.size = { width, height };
+    } catch (e) {
+      if (e instanceof BidiError && /unsupported operation/i.test(e.message))
+        throw new OpError(
+          'unsupported',
+          'This browser cannot set its viewport size over WebDriver BiDi.',
+        );
+      throw fromWebDriver(e, 'Resizing the viewport');
+    }
+  }
+
+  /** Reads the viewport a re-attached tab already has. */
+  async readViewport(): Promise<void> {
+    const size = await this.evaluate([], '[innerWidth, innerHeight]').catch(() => undefined);
+    if (Array.isArray(size)) this.size = { width: Number(size[0]), height: Number(size[1]) };
+  }
+
+  async setInputFiles(path: FramePath, handle: number, paths: string[]): Promise<void> {
+    this.guardDialog();
+    await this.host.setInputFiles(this.context, path, handle, paths);
+  }
+
+  activity(since = 0): TabActivity {
+    let inFlight = 0;
+    for (const seq of this.inFlight.values()) if (seq > since) inFlight++;
+    return {
+      requestsStarted: this.requestSeq,
+      requestsInFlight: inFlight,
+      navigations: this.navigations,
+      lastNavigation: this.lastNavigation,
+    };
+  }
+
+  consoleEntries(options: { clear?: boolean } = {}): EntryBuffer<ConsoleEntry> {
+    return this.consoleLog.read(options.clear ?? false);
+  }
+
+  networkEntries(options: { clear?: boolean } = {}): EntryBuffer<NetworkEntry> {
+    return this.networkLog.read(options.clear ?? false);
+  }
+
+  pendingDialog(): DialogInfo | undefined {
+    const d = this.dialog;
+    if (!d) return undefined;
+    const info: DialogInfo = { type: d.type, message: d.message };
+    if (d.type === 'prompt') info.default_value = d.defaultValue ?? '';
+    return info;
+  }
+
+  async answerDialog(answer: DialogAnswer): Promise<void> {
+    if (!this.dialog) return;
+    this.dialog = undefined;
+    await this.handlePrompt(answer);
+  }
+
+  private async handlePrompt(answer: DialogAnswer): Promise<void> {
+    const params: Record<string, unknown> = { context: this.context, accept: answer.accept };
+    if (answer.accept && answer.text !== undefined) params.userText = answer.text;
+    await this.bidi.call('browsingContext.handleUserPrompt', params).catch(() => undefined);
+  }
+
+  armDialog(answer: DialogAnswer): void {
+    this.armed = answer;
+  }
+
+  async bringToFront(): Promise<void> {
+    await this.bidi.call('browsingContext.activate', { context: this.context }).catch((e) => {
+      throw fromWebDriver(e, 'Bringing the tab to the front');
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.bidi
+      .call('browsingContext.close', { context: this.context, promptUnload: false })
+      .catch(() => undefined);
+  }
+
+  isClosed(): boolean {
+    return this.closed || this.bidi.isClosed();
+  }
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number, doing: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new OpError('timeout', `${doing} timed out after ${ms} ms.`)),
+      ms,
+    );
+  });
+  work.catch(() => undefined);
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+function clip(text: string): string {
+  return text.length > TEXT_LIMIT ? `${text.slice(0, TEXT_LIMIT)}…` : text;
+}
+
+/** BiDi console methods and levels onto ours. */
+function consoleLevel(method: string | undefined, level: string): ConsoleLevel {
+  switch (method) {
+    case 'error':
+    case 'assert':
+      return 'error';
+    case 'warn':
+      return 'warning';
+    case 'info':
+      return 'info';
+    case 'debug':
+      return 'debug';
+    case 'trace':
+      return 'trace';
+    case 'log':
+    case 'dir':
+    case 'dirxml':
+    case 'table':
+    case 'count':
+    case 'timeEnd':
+    case 'group':
+    case 'groupCollapsed':
+      return 'log';
+  }
+  return level === 'warn'
+    ? 'warning'
+    : level === 'error'
+      ? 'error'
+      : level === 'debug'
+        ? 'debug'
+        : 'info';
+}
+
+/** Fetch metadata's destination (what BiDi reports) onto the resource types Playwright names. */
+const DESTINATION: Record<string, ResourceType> = {
+  document: 'document',
+  iframe: 'document',
+  frame: 'document',
+  style: 'stylesheet',
+  script: 'script',
+  worker: 'script',
+  sharedworker: 'script',
+  serviceworker: 'script',
+  image: 'image',
+  audio: 'media',
+  video: 'media',
+  track: 'texttrack',
+  font: 'font',
+  manifest: 'manifest',
+};
+
+function resourceType(e: BidiRequest): ResourceType {
+  if (e.navigation) return 'document';
+  const initiator = e.request.initiatorType;
+  if (initiator === 'fetch' || initiator === 'xmlhttprequest')
+    return initiator === 'fetch' ? 'fetch' : 'xhr';
+  const d = e.request.destination;
+  if (d && DESTINATION[d]) return DESTINATION[d];
+  if (d === '' || d === undefined) return 'fetch';
+  return (RESOURCE_TYPES as readonly string[]).includes(d) ? (d as ResourceType) : 'other';
+}

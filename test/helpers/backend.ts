@@ -1,0 +1,31 @@
+/**
+ * Which backend this e2e run drives: SWIFTBROWSE_TEST_BACKEND=grid runs the same suite through a
+ * real Selenium Grid (scripts/run-tests.mjs runs both arms). A test that cannot hold on one
+ * backend is skipped only with a reason from this allow-list, so every skip is a known, stated gap.
+ */
+export type TestBackend = 'playwright' | 'grid';
+
+export const BACKEND: TestBackend =
+  process.env.SWIFTBROWSE_TEST_BACKEND === 'grid' ? 'grid' : 'playwright';
+
+/** Every reason a test may be skipped on a backend; nothing else is allowed. */
+export const SKIP_REASONS = {
+  'local-profile':
+    'a persistent profile is a directory on this machine; a Grid browser runs on a node',
+  'local-executable': 'BROWSER_PATH and the local Chromium launch do not apply to a Grid browser',
+  'grid-only':
+    'this file tests the Grid backend itself (attach, managed downloads, node refusals); the grid arm runs it',
+} as const;
+
+export type SkipReason = keyof typeof SKIP_REASONS;
+
+/** `{ skip }` for node:test: the allow-listed reason when running on `backend`, else false. */
+export function skipOn(backend: TestBackend, reason: SkipReason): string | false {
+  return BACKEND === backend ? `${backend}: ${SKIP_REASONS[reason]}` : false;
+}
+
+/** The environment a spawned SwiftBrowse (CLI, stdio MCP) needs to drive the same backend. */
+export function backendEnv(): Record<string, string> {
+  const grid = process.env.SWIFTBROWSE_TEST_GRID_URL;
+  return BACKEND === 'grid' && grid ? { GRID_URL: grid } : {};
+}

