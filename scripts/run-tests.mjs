@@ -56,10 +56,9 @@ const NOT_ON_GRID = {
   'logs.test.js': 'frames are not scaled on WebDriver; not yet ported to the grid arm',
   'bench-smoke.test.js': 'measures the local backend against Playwright MCP',
 };
-const e2e = all.filter(
-  (f) => f.includes(`${join('test', 'e2e')}`) && !(f.split('/').pop() in NOT_ON_GRID),
-);
-const held = all.filter((f) => f.split('/').pop() in NOT_ON_GRID);
+const isE2e = (f) => f.includes(join('test', 'e2e'));
+const e2e = all.filter((f) => isE2e(f) && !(f.split('/').pop() in NOT_ON_GRID));
+const held = all.filter((f) => isE2e(f) && f.split('/').pop() in NOT_ON_GRID);
 if (held.length && process.env.SWIFTBROWSE_TEST_GRID !== 'off')
   for (const f of held)
     process.stdout.write(

@@ -46,7 +46,7 @@ function compactOpenTool(op: OpDefinition): Tool {
   schema.additionalProperties = true;
   return {
     ...tool,
-    description: `${op.summary}. Also takes ${RARE_OPEN_ARGS.join(', ')} (swiftbrowse://ops)`,
+    description: `${op.summary}. Also: ${RARE_OPEN_ARGS.join(', ')}`,
     inputSchema: schema,
   };
 }
@@ -123,11 +123,11 @@ function runTool(ops: ReadonlyMap<string, OpDefinition>): Tool {
   const common = commonArgs(all);
   const listed = all.filter((o) => !LIFECYCLE.includes(o.name) && o.name !== 'batch');
   const description = [
-    'Run one browser op ({op, args}) or several in one round trip ({steps: [{op, args}, …]}, stopping at the first failure unless continue_on_error). Prefer steps when you know the next moves.',
+    'Run one browser op ({op, args}) or several in one round trip ({steps: [{op, args}, …]}; stops at the first failure unless continue_on_error).',
     `Ops (* required): ${listed.map((o) => signature(o, common)).join('; ')}.`,
     `Every op takes timeout (ms); acting ops also take ${common.filter((k) => k !== 'timeout').join(', ')}. A <condition> (expect takes one or a list) is one key of ${CONDITION_TYPES.join(', ')}, e.g. {"url_contains": "dashboard"}.`,
     `A target is an object with one of ${STRATEGIES.join(', ')} (role goes with name; ref comes from snapshot, find or outline).`,
-    'Every argument of every op: resource swiftbrowse://ops.',
+    'All arguments: resource swiftbrowse://ops.',
   ].join('\n');
   return {
     name: RUN_TOOL,
