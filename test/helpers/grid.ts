@@ -8,21 +8,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CHROMIUM_ARGS } from '../../src/drivers/find-browser.js';
+import { freePort } from './ports.js';
 
 const require = createRequire(import.meta.url);
-
-/** Chromium flags the test node starts every browser with. */
-const NODE_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-  '--disable-sync',
-];
 
 export interface TestGrid {
   url: string;
@@ -34,22 +25,10 @@ export function gridJar(): string {
   return path;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const address = s.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 function nodeConfig(maxSessions: number): string {
   const stereotype = JSON.stringify({
     browserName: 'chrome',
-    'goog:chromeOptions': { binary: '/usr/bin/chromium', args: NODE_ARGS },
+    'goog:chromeOptions': { binary: '/usr/bin/chromium', args: CHROMIUM_ARGS },
   });
   return [
     '[node]',
