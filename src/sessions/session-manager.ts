@@ -173,7 +173,11 @@ export class SessionManager {
     this.adopt(session, browser);
     const url = session.lastUrl;
     const comeBack = previous !== 'closed' || options.resume;
-    if (options.restore && comeBack && url && url !== 'about:blank') {
+    const refused = url ? refusedBy(this.policy, url) : undefined;
+    if (options.restore && comeBack && url && refused) {
+      // The policy may have changed since the page was reached: the new browser stays blank.
+      notes.push(`restore_refused: the last URL ${url} is now outside the URL policy (${refused})`);
+    } else if (options.restore && comeBack && url && url !== 'about:blank') {
       notes.push(this.restoreNote(session, previous, url));
       const tab = session.activeTab();
       const loaded = await tab
@@ -190,7 +194,7 @@ export class SessionManager {
       : 'cookies and logins from before are gone (a persistent profile would keep them)';
     const why = {
       lost: 'recovered: the browser had died',
-      released: `reopened: the browser was released after ${Math.round(this.config.sessionTtl / 60_000)} min idle (SESSION_TTL)`,
+      released: `reopened: the browser was released after ${idleSpan(this.config.sessionTtl)} idle (SESSION_TTL)`,
       open: 'resumed: the server restarted',
       closed: 'reopened',
     }[previous];
@@ -345,4 +349,9 @@ export class SessionManager {
     await Promise.all(Object.values(this.drivers).map((d) => d.shutdown()));
     await this.store.close();
   }
+}
+
+/** `90 s`, `15 min`: SESSION_TTL as a person would say it. */
+function idleSpan(ms: number): string {
+  return ms < 120_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`;
 }

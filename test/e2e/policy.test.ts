@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
+import { startRedis } from '../helpers/redis.js';
 
 const run = promisify(execFile);
 const MAIN = fileURLToPath(new URL('../../src/surfaces/cli/main.js', import.meta.url));
@@ -128,5 +129,30 @@ describe('session names', () => {
     });
     const body = (await unnamed.json()) as { error: { message: string } };
     assert.match(body.error.message, /No session named/);
+  });
+});
+
+describe('the URL policy and a session coming back after a restart', () => {
+  test('a last URL the new policy blocks is not reopened; the browser stays blank and says why', async () => {
+    const redis = await startRedis();
+    try {
+      const first = await startHarness({ redisUrl: redis.url });
+      const last = `http://localhost:${first.server.port}/login.html`;
+      assert.equal((await first.op('goto', { url: last }, 'back')).body.ok, true);
+      await first.close();
+      const second = await startHarness({ redisUrl: redis.url, blockedUrls: 'localhost' });
+      try {
+        const r = await second.op('snapshot', {}, 'back');
+        assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
+        const note = r.body.notes?.find((n) => n.startsWith('restore_refused'));
+        assert.ok(note, JSON.stringify(r.body.notes));
+        assert.match(note, /BLOCKED_URLS has localhost/);
+        assert.equal(r.body.page?.url, 'about:blank');
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await redis.stop();
+    }
   });
 });
