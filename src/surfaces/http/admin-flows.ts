@@ -1,12 +1,9 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { parseArgs } from '../../core/args.js';
-import { toOpError } from '../../core/errors.js';
 import { checkName } from '../../core/names.js';
-import { deleteFlow, describeFlow, saveFlow } from '../../flows/edit.js';
 import type { OpRuntime } from '../../ops/run-op.js';
-import { bodyLimitOf, flowResponse, readFlowBody } from './flows.js';
-import { failure } from './respond.js';
+import { bodyLimitOf, flowDocumentRoutes, refuse } from './flows.js';
 
 const moveArgs = z.strictObject({
   to: z.string().min(1).describe('The library to move it to: "global" or a session name'),
@@ -20,7 +17,6 @@ const moveArgs = z.strictObject({
 export function adminFlowRoutes(rt: OpRuntime): Hono {
   const app = new Hono();
   app.use('*', bodyLimitOf(rt.sessions.config.bodyLimit));
-  const refuse = (c: Context, op: string, e: unknown) => failure(c, op, toOpError(e));
   const lib = (c: Context) => {
     const library = c.req.param('library') ?? '';
     return library === '_stdio' ? library : checkName('library', library);
@@ -38,43 +34,7 @@ export function adminFlowRoutes(rt: OpRuntime): Hono {
     });
   });
 
-  app.get('/:library/:name', async (c) => {
-    try {
-      return flowResponse(
-        c,
-        await describeFlow(rt.flows, rt.ops, lib(c), c.req.param('name'), { exact: true }),
-      );
-    } catch (e) {
-      return refuse(c, 'flow_get', e);
-    }
-  });
-
-  app.put('/:library/:name', async (c) => {
-    try {
-      const saved = await saveFlow(rt.flows, rt.ops, lib(c), await readFlowBody(c), {
-        name: c.req.param('name'),
-        ifMatch: c.req.header('if-match'),
-        writer: 'operator',
-      });
-      c.header('ETag', `"${saved.revision}"`);
-      return c.json(saved, saved.created ? 201 : 200);
-    } catch (e) {
-      return refuse(c, 'flow_save', e);
-    }
-  });
-
-  app.delete('/:library/:name', async (c) => {
-    try {
-      return c.json(
-        await deleteFlow(rt.flows, lib(c), c.req.param('name'), {
-          ifMatch: c.req.header('if-match'),
-          writer: 'operator',
-        }),
-      );
-    } catch (e) {
-      return refuse(c, 'flow_delete', e);
-    }
-  });
+  flowDocumentRoutes(app, '/:library/:name', rt, lib, 'operator', { exact: true });
 
   app.post('/:library/:name/move', async (c) => {
     try {

@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { OpError, toOpError } from '../../core/errors.js';
-import { deleteFlow, describeFlow, saveFlow } from '../../flows/edit.js';
+import { deleteFlow, describeFlow, saveFlow, type Writer } from '../../flows/edit.js';
 import { GLOBAL_LIBRARY, libraryOf } from '../../flows/library.js';
 import { flowJsonSchema } from '../../flows/schema.js';
 import { runOp, type OpRuntime } from '../../ops/run-op.js';
@@ -52,6 +52,58 @@ export const bodyLimitOf = (max: number) =>
       ),
   });
 
+/** A flow route's failure, answered like the op it stands for. */
+export const refuse = (c: Context, op: string, e: unknown) => failure(c, op, toOpError(e));
+
+/**
+ * GET, PUT and DELETE of one flow at `path` (which ends in `:name`): the same rules for a caller
+ * writing its own library and for the operator writing any; only the library and writer differ.
+ */
+export function flowDocumentRoutes(
+  app: Hono,
+  path: string,
+  rt: OpRuntime,
+  library: (c: Context) => string,
+  writer: Writer,
+  read: { exact?: boolean },
+): void {
+  app.get(path, async (c) => {
+    try {
+      return flowResponse(
+        c,
+        await describeFlow(rt.flows, rt.ops, library(c), c.req.param('name') ?? '', read),
+      );
+    } catch (e) {
+      return refuse(c, 'flow_get', e);
+    }
+  });
+  app.put(path, async (c) => {
+    try {
+      const saved = await saveFlow(rt.flows, rt.ops, library(c), await readFlowBody(c), {
+        name: c.req.param('name'),
+        ifMatch: c.req.header('if-match'),
+        writer,
+      });
+      c.header('ETag', `"${saved.revision}"`);
+      return c.json(saved, saved.created ? 201 : 200);
+    } catch (e) {
+      return refuse(c, 'flow_save', e);
+    }
+  });
+  app.delete(path, async (c) => {
+    try {
+      return c.json(
+        await deleteFlow(rt.flows, library(c), c.req.param('name') ?? '', {
+          ifMatch: c.req.header('if-match'),
+          writer,
+        }),
+      );
+    } catch (e) {
+      return refuse(c, 'flow_delete', e);
+    }
+  });
+}
+
 /**
  * REST routes for flows (DESIGN §13): reads with no session read `global`; writes go to the
  * caller's own library; a run is the flow_run op in the caller's browser.
@@ -65,7 +117,6 @@ export function flowRoutes(rt: OpRuntime): Hono {
   const library = (c: Context): string => {
     return namesSession(c) ? libraryOf(callerName(c)) : GLOBAL_LIBRARY;
   };
-  const refuse = (c: Context, op: string, e: unknown) => failure(c, op, toOpError(e));
 
   app.get('/schemas/flow', (c) => c.json(flowJsonSchema(ops.values())));
 
@@ -78,40 +129,7 @@ export function flowRoutes(rt: OpRuntime): Hono {
     }
   });
 
-  app.get('/flows/:name', async (c) => {
-    try {
-      return flowResponse(c, await describeFlow(rt.flows, ops, library(c), c.req.param('name')));
-    } catch (e) {
-      return refuse(c, 'flow_get', e);
-    }
-  });
-
-  app.put('/flows/:name', async (c) => {
-    try {
-      const saved = await saveFlow(rt.flows, ops, library(c), await readFlowBody(c), {
-        name: c.req.param('name'),
-        ifMatch: c.req.header('if-match'),
-        writer: 'session',
-      });
-      c.header('ETag', `"${saved.revision}"`);
-      return c.json(saved, saved.created ? 201 : 200);
-    } catch (e) {
-      return refuse(c, 'flow_save', e);
-    }
-  });
-
-  app.delete('/flows/:name', async (c) => {
-    try {
-      return c.json(
-        await deleteFlow(rt.flows, library(c), c.req.param('name'), {
-          ifMatch: c.req.header('if-match'),
-          writer: 'session',
-        }),
-      );
-    } catch (e) {
-      return refuse(c, 'flow_delete', e);
-    }
-  });
+  flowDocumentRoutes(app, '/flows/:name', rt, library, 'session', {});
 
   app.post('/flows/:name/runs', async (c) => {
     try {
