@@ -17,6 +17,9 @@ import { createHttpApp } from './surfaces/http/app.js';
 import { mountMcp } from './surfaces/mcp/http.js';
 import { VERSION } from './version.js';
 
+/** How long an idle client connection is kept open. */
+const KEEP_ALIVE_MS = 65_000;
+
 export interface SwiftBrowse {
   runtime: OpRuntime;
   logger: Logger;
@@ -89,6 +92,13 @@ export async function createSwiftBrowse(
           },
         );
         server.once('error', reject);
+        // Node closes an idle keep-alive socket after 5 s; a client lagging on a loaded machine can
+        // send its next request on a socket the server is closing, and it fails as "fetch failed".
+        // Clients keep idle sockets for less than the server says (undici: 1 s less), so a long
+        // window keeps the server from closing first.
+        const http = server as import('node:http').Server;
+        http.keepAliveTimeout = KEEP_ALIVE_MS;
+        http.headersTimeout = KEEP_ALIVE_MS + 1000;
       }),
     close: async () => {
       await mcp.close();
