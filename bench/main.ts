@@ -2,6 +2,8 @@
 // playwright-core, then start-up, per-op overhead, the text-track walk, scale and flows.
 // Prints the table and writes bench/results/<time>-<commit>.json.
 //   node dist/bench/main.js [--reps 3] [--quick] [--tasks a,b] [--skip scale,overhead,flow]
+//   [--only overhead,scale,flow: those sections alone, without the tasks]
+//   [--sessions 16: the scale section runs only SwiftBrowse with these session counts]
 //   [--same-session: one SwiftBrowse session for every task instead of a fresh one per task]
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,12 +32,20 @@ const { values } = parseArgs({
     quick: { type: 'boolean', default: false },
     tasks: { type: 'string' },
     skip: { type: 'string', default: '' },
+    only: { type: 'string' },
+    sessions: { type: 'string' },
     'same-session': { type: 'boolean', default: false },
   },
 });
 const quick = values.quick ?? false;
 const reps = quick ? 1 : Number(values.reps);
 const skip = new Set((values.skip ?? '').split(',').filter(Boolean));
+// --sessions 16: the scale section runs SwiftBrowse at these counts alone.
+const sessions = values.sessions?.split(',').map(Number);
+const only = values.only ? new Set(values.only.split(',').filter(Boolean)) : undefined;
+if (only)
+  for (const section of ['tasks', 'overhead', 'scale', 'flow'])
+    if (!only.has(section)) skip.add(section);
 const tasks = values.tasks ? TASKS.filter((t) => values.tasks!.split(',').includes(t.name)) : TASKS;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -80,7 +90,7 @@ try {
     new PlaywrightMcpAgent(join(work, 'playwright-mcp')),
     new RawAgent(),
   ];
-  for (const agent of agents) {
+  for (const agent of skip.has('tasks') ? [] : agents) {
     log(`tasks: ${agent.name}`);
     results.agents.push(
       await runAgent(agent, tasks, base, reps, log, values['same-session'] ?? false),
@@ -100,8 +110,8 @@ try {
       task: TASKS.find((t) => t.name === 'checkout')!,
       dataDir: join(work, 'sb-serve'),
       workDir: join(work, 'playwright-scale'),
-      swiftbrowseSessions: quick ? [1, 4] : [1, 4, 16],
-      playwrightProcesses: quick ? [1] : [1, 4],
+      swiftbrowseSessions: sessions ?? (quick ? [1, 4] : [1, 4, 16]),
+      playwrightProcesses: sessions ? [] : quick ? [1] : [1, 4],
       log,
     });
     results.httpStartup = scaled.startup;

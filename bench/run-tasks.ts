@@ -55,7 +55,9 @@ export async function runTask(agent: Agent, task: Task, base: string): Promise<T
       if (!seen.includes(needle)) run.missed.push(needle);
     }
   } catch (e) {
-    run.error = e instanceof Error ? e.message : String(e);
+    // fetch failed says nothing by itself: its cause names the socket error.
+    const cause = e instanceof Error && e.cause instanceof Error ? ` (${e.cause.message})` : '';
+    run.error = e instanceof Error ? `${e.message}${cause}` : String(e);
   }
   run.wallMs = performance.now() - t0;
   run.calls = agent.calls.slice(first);

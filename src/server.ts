@@ -4,20 +4,21 @@ import { pino, type Logger } from 'pino';
 import { join } from 'node:path';
 import type { Config } from './config.js';
 import type { Driver } from './drivers/driver.js';
-import { PlaywrightDriver } from './drivers/playwright/playwright-driver.js';
+import { LazyDriver } from './drivers/lazy-driver.js';
 import { FileStore } from './files/file-store.js';
 import { FlowLibrary } from './flows/library.js';
 import { logsDir, SessionLog } from './logs/session-log.js';
-import { WebDriverDriver } from './drivers/webdriver/webdriver-driver.js';
 import { OP_MAP } from './ops/registry.js';
 import type { OpRuntime } from './ops/run-op.js';
 import { createSecrets } from './secrets/secrets.js';
-import { RedisStore } from './sessions/redis-store.js';
 import { SessionManager, type Backend } from './sessions/session-manager.js';
 import { MemoryStore } from './sessions/store.js';
 import { createHttpApp } from './surfaces/http/app.js';
 import { mountMcp } from './surfaces/mcp/http.js';
 import { VERSION } from './version.js';
+
+/** How long an idle client connection is kept open. */
+const KEEP_ALIVE_MS = 65_000;
 
 export interface SwiftBrowse {
   runtime: OpRuntime;
@@ -32,13 +33,21 @@ export async function createSwiftBrowse(
   config: Config,
   logger: Logger = pino({ level: config.logLevel }),
 ): Promise<SwiftBrowse> {
+  // Libraries a configuration does not use are not loaded (Redis, the Grid's selenium-webdriver),
+  // and playwright-core waits for the first browser: start-up is what /health waits for.
   const store = config.redisUrl
-    ? await RedisStore.connect(config.redisUrl, config.sessionRecordTtl)
+    ? await (
+        await import('./sessions/redis-store.js')
+      ).RedisStore.connect(config.redisUrl, config.sessionRecordTtl)
     : new MemoryStore(config.sessionRecordTtl);
   const drivers: Partial<Record<Backend, Driver>> = {
-    playwright: new PlaywrightDriver(config.browserPath),
+    playwright: new LazyDriver('playwright', async () => {
+      const { PlaywrightDriver } = await import('./drivers/playwright/playwright-driver.js');
+      return new PlaywrightDriver(config.browserPath);
+    }),
   };
   if (config.gridUrl) {
+    const { WebDriverDriver } = await import('./drivers/webdriver/webdriver-driver.js');
     drivers.grid = new WebDriverDriver({
       gridUrl: config.gridUrl,
       capabilities: config.sessionCapabilities,
@@ -83,6 +92,13 @@ export async function createSwiftBrowse(
           },
         );
         server.once('error', reject);
+        // Node closes an idle keep-alive socket after 5 s; a client lagging on a loaded machine can
+        // send its next request on a socket the server is closing, and it fails as "fetch failed".
+        // Clients keep idle sockets for less than the server says (undici: 1 s less), so a long
+        // window keeps the server from closing first.
+        const http = server as import('node:http').Server;
+        http.keepAliveTimeout = KEEP_ALIVE_MS;
+        http.headersTimeout = KEEP_ALIVE_MS + 1000;
       }),
     close: async () => {
       await mcp.close();

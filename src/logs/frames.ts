@@ -1,7 +1,12 @@
 import type { BrowserTab } from '../drivers/driver.js';
 
-/** Frames are JPEGs at most this wide, at this quality: a long session stays in megabytes. */
-export const FRAME_MAX_WIDTH = 1280;
+/** Failure evidence is a JPEG at most this wide, at this quality. */
+export const EVIDENCE_MAX_WIDTH = 1280;
+/**
+ * A log frame after a successful op is at most this wide: capture time grows with the pixels, and
+ * the next op waits for the previous frame (a quarter of the pixels is about a quarter of the wait).
+ */
+export const FRAME_MAX_WIDTH = 640;
 export const FRAME_QUALITY = 60;
 /** A capture that hangs (a renderer stuck in a script) must not hold the op's answer. */
 const CAPTURE_TIMEOUT_MS = 3000;
@@ -22,13 +27,16 @@ export interface Screen {
  * The viewport as it is now, for failure evidence and the session log alike (one capture serves
  * both). Best effort: undefined when the tab is closed, a dialog blocks it, or the capture fails.
  */
-export async function captureScreen(tab: BrowserTab): Promise<Screen | undefined> {
+export async function captureScreen(
+  tab: BrowserTab,
+  maxWidth = EVIDENCE_MAX_WIDTH,
+): Promise<Screen | undefined> {
   // A page showing a dialog cannot paint: a capture would wait for the dialog to be answered.
   if (tab.isClosed() || tab.pendingDialog()) return undefined;
   let timer: NodeJS.Timeout | undefined;
   try {
     const jpeg = await Promise.race([
-      tab.captureViewport({ maxWidth: FRAME_MAX_WIDTH, quality: FRAME_QUALITY }),
+      tab.captureViewport({ maxWidth, quality: FRAME_QUALITY }),
       new Promise<undefined>((resolve) => {
         timer = setTimeout(() => resolve(undefined), CAPTURE_TIMEOUT_MS);
       }),

@@ -3,7 +3,7 @@ import { appendFile, mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { BrowserTab } from '../drivers/driver.js';
-import { captureScreen, FRAME_NAME, frameName, type Screen } from './frames.js';
+import { captureScreen, FRAME_MAX_WIDTH, FRAME_NAME, frameName, type Screen } from './frames.js';
 import { logLine, serializeLine, type LogLine, type OpRecord } from './log-line.js';
 
 export interface SessionLogOptions {
@@ -62,7 +62,8 @@ export class SessionLog {
     const session = op.result.session_id;
     const state = this.state(session);
     const due = this.options.frames && (op.acts || !op.result.ok);
-    const capturing = !op.screen && due && op.tab ? captureScreen(op.tab) : undefined;
+    const capturing =
+      !op.screen && due && op.tab ? captureScreen(op.tab, FRAME_MAX_WIDTH) : undefined;
     // Kept until replaced by a newer capture: a status call in between must not drop it.
     if (capturing) state.capturing = capturing;
     const screen = due ? (op.screen ?? capturing) : undefined;

@@ -55,8 +55,11 @@ export function runOp(rt: OpRuntime, request: OpRequest): Promise<ActionResult> 
 
 async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult> {
   const { session } = request;
-  // The previous op's frame is taken before this op can change the page (status never waits).
-  if (rt.ops.get(request.op)?.browser !== false) await rt.logs?.captured(session.name);
+  // The previous op's frame is taken before this op can change the page; an op that only reads
+  // it (snapshot, find, status…) does not wait.
+  const changer = rt.ops.get(request.op);
+  if (changer?.acts || changer?.name === 'open' || changer?.name === 'close')
+    await rt.logs?.captured(session.name);
   const started = Date.now();
   const actionId = session.nextActionId();
   const op = rt.ops.get(request.op);

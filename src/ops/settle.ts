@@ -3,8 +3,13 @@ import type { BrowserTab } from '../drivers/driver.js';
 import { callPage } from '../drivers/page-script.js';
 import type { ActivityMark } from '../page/protocol.js';
 
-/** A DOM counts as settled after this long without mutations. */
+/** After a request or a navigation, a DOM counts as settled after this long without mutations. */
 const QUIET_MS = 120;
+/**
+ * When the action started no request and no navigation, its handler changed the DOM itself: a
+ * shorter quiet window still catches a render spread over a few frames or a timer's follow-up.
+ */
+const DOM_ONLY_QUIET_MS = 50;
 /** Long enough for a click handler's fetch or navigation to reach the driver. */
 const GRACE_MS = 30;
 const POLL_MS = 25;
@@ -56,36 +61,47 @@ export async function settle(
   const deadline = started + settleTimeoutMs;
   let mutated = false;
   let waited = false;
+  let loaded = false;
+  let dom: ActivityMark | null = null;
   for (;;) {
     if (tab.isClosed() || tab.pendingDialog()) break;
     const a = tab.activity(before.requestSeq);
-    const dom = await domActivity(tab);
+    dom = await domActivity(tab);
     const navigated = a.navigations > before.navigations;
     if (dom && dom.mutations > 0) mutated = true;
     const network = a.requestsStarted > before.requestSeq;
     if (!navigated && !network && dom && dom.mutations === 0) break;
-    const quiet = a.requestsInFlight === 0 && dom !== null && dom.sinceLastMutationMs >= QUIET_MS;
+    // Once a request or a navigation is seen, the longer window holds to the end.
+    if (navigated || network) loaded = true;
+    const quietMs = loaded ? QUIET_MS : DOM_ONLY_QUIET_MS;
+    const quiet = a.requestsInFlight === 0 && dom !== null && dom.sinceLastMutationMs >= quietMs;
     if (quiet) break;
     if (Date.now() >= deadline) {
       return [
-        ...(await notesFor(tab, before, mutated)),
+        ...(await notesFor(tab, before, mutated, dom)),
         `still_loading after ${settleTimeoutMs} ms`,
       ];
     }
     waited = true;
     await sleep(POLL_MS);
   }
-  const notes = await notesFor(tab, before, mutated);
+  const notes = await notesFor(tab, before, mutated, dom);
   if (waited && Date.now() - started > 200) notes.push('waited_for_render');
   return notes;
 }
 
 /** `navigated` means a new document; a same-document route change (pushState) is `url_changed`. */
-async function notesFor(tab: BrowserTab, before: Baseline, mutated: boolean): Promise<string[]> {
+async function notesFor(
+  tab: BrowserTab,
+  before: Baseline,
+  mutated: boolean,
+  last: ActivityMark | null,
+): Promise<string[]> {
   const notes: string[] = [];
   if (tab.isClosed()) return ['tab_closed'];
-  // Unreadable (a dialog blocks the page) is not evidence of a new document.
-  const documentId = await callPage(tab, [], 'documentId').catch(() => null);
+  // The last activity read already names the document; unreadable (a dialog blocks the page) is
+  // not evidence of a new document.
+  const documentId = last?.documentId ?? (await callPage(tab, [], 'documentId').catch(() => null));
   if (documentId !== null && before.documentId !== null && documentId !== before.documentId)
     notes.push('navigated');
   else if (tab.url() !== before.url) notes.push('url_changed');

@@ -30,7 +30,7 @@ export function mark(): void {
 
 export function activity(): ActivityMark {
   if (!observer) mark();
-  return { mutations, sinceLastMutationMs: performance.now() - lastMutation };
+  return { mutations, sinceLastMutationMs: performance.now() - lastMutation, documentId: id };
 }
 
 /** Mutations since the last mark and this document's id, then a new mark: one call per action. */

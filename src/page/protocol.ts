@@ -89,6 +89,8 @@ export interface ControlInfo {
 export interface ActivityMark {
   mutations: number;
   sinceLastMutationMs: number;
+  /** This document's id: a new one after the action means it navigated. */
+  documentId: string;
 }
 
 export interface FocusInfo {

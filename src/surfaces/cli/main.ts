@@ -11,11 +11,8 @@ import { OPS } from '../../ops/registry.js';
 import { createSwiftBrowse } from '../../server.js';
 import { resolveSessionName } from '../../sessions/resolve.js';
 import { VERSION } from '../../version.js';
-import { runProxyMcp } from '../mcp/proxy.js';
-import { runStdioMcp } from '../mcp/stdio.js';
 import { getJson, isHealthy, postOp, type ClientOptions } from './client.js';
 import { down, up } from './daemon.js';
-import { runTests } from './test-runner.js';
 
 /** Exit codes: 0 ok, 1 the op (or server) failed, 2 usage. */
 const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -254,6 +251,8 @@ export function buildProgram(setExit: (code: number) => void): Command {
       // Only an explicit --server proxies: SWIFTBROWSE_URL, exported for the CLI, must not quietly
       // move the browser out of this process.
       if (g.server === undefined) {
+        // Loaded by the command that uses it: `serve` never waits for the MCP client or the test runner.
+        const { runStdioMcp } = await import('../mcp/stdio.js');
         await runStdioMcp({ config, session, tools: config.mcpTools });
         return;
       }
@@ -261,6 +260,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
         throw new UsageError(
           'swiftbrowse mcp --server URL needs --session NAME: the server keeps browsers by session name.',
         );
+      const { runProxyMcp } = await import('../mcp/proxy.js');
       await runProxyMcp({
         server: g.server,
         session: resolveSessionName({ flag: session }),
@@ -331,6 +331,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
           params[pair.slice(0, at)] = pair.slice(at + 1);
         }
         const g = program.opts<{ server?: string; token?: string }>();
+        const { runTests } = await import('./test-runner.js');
         const report = await runTests({
           paths,
           paramsFile: o.params,

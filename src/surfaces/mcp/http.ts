@@ -1,10 +1,10 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Hono } from 'hono';
 import { randomUUID } from 'node:crypto';
 import type { OpRuntime } from '../../ops/run-op.js';
 import { resolveSessionName } from '../../sessions/resolve.js';
-import { createMcpServer, type RequestExtra } from './mcp-server.js';
+import type { RequestExtra } from './mcp-server.js';
 import { isToolSet, type ToolSet } from './tools.js';
 
 /** A connection nobody has used for this long is dropped; its client starts a new one (spec). */
@@ -37,6 +37,21 @@ function sessionOf(runtime: OpRuntime, extra: RequestExtra) {
     }),
   );
 }
+
+/** The MCP SDK loads with the first /mcp request: a server used over plain HTTP never waits for it. */
+let sdk:
+  | Promise<
+      [
+        typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+        typeof import('./mcp-server.js'),
+      ]
+    >
+  | undefined;
+const loadSdk = () =>
+  (sdk ??= Promise.all([
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    import('./mcp-server.js'),
+  ]));
 
 /**
  * Mounts streamable HTTP MCP at /mcp on the server's own app, behind its Origin and token checks.
@@ -73,6 +88,7 @@ export function mountMcp(app: Hono, runtime: OpRuntime): McpEndpoint {
       return c.json(rpcError(-32602, `?tools= takes full or compact (got "${asked}").`), 400);
     const tools: ToolSet = asked ?? config.mcpTools;
 
+    const [{ WebStandardStreamableHTTPServerTransport }, { createMcpServer }] = await loadSdk();
     const server = createMcpServer({
       runtime,
       tools,
