@@ -1,7 +1,7 @@
 // npm run bench: the tasks through SwiftBrowse MCP (full, compact), Playwright MCP and raw
 // playwright-core, then start-up, per-op overhead, the text-track walk, scale and flows.
 // Prints the table and writes bench/results/<time>-<commit>.json.
-//   node dist/bench/main.js [--reps 3] [--quick] [--tasks a,b] [--skip scale,overhead,flow]
+//   node dist/bench/main.js [--reps 3] [--quick] [--tasks a,b | none] [--skip scale,overhead,flow]
 //   [--same-session: one SwiftBrowse session for every task instead of a fresh one per task]
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -80,7 +80,8 @@ try {
     new PlaywrightMcpAgent(join(work, 'playwright-mcp')),
     new RawAgent(),
   ];
-  for (const agent of agents) {
+  // --tasks none (no task matches) runs only the sections below.
+  for (const agent of tasks.length ? agents : []) {
     log(`tasks: ${agent.name}`);
     results.agents.push(
       await runAgent(agent, tasks, base, reps, log, values['same-session'] ?? false),
