@@ -5,7 +5,14 @@ import type { TrackRequest } from '../page/reading.js';
 import { defineOp } from './define.js';
 import { findElement, summarise } from './element.js';
 import { OpError } from '../core/errors.js';
-import { changesAfter, cutLines, linesAfter, readTrack, restAfter } from './track.js';
+import {
+  changesAfter,
+  cutLines,
+  linesAfter,
+  readTrack,
+  restAfter,
+  type RestCall,
+} from './track.js';
 
 export const snapshot = defineOp({
   name: 'snapshot',
@@ -77,6 +84,13 @@ export const snapshot = defineOp({
       ctx.notes.push(
         'truncated: its rest continues after the last line, or snapshot a part of the page with target or css',
       );
+    }
+    // The rest of a part (target, css) is the rest of that part, in pieces of the same size.
+    if (data.rest) {
+      const { target: t, css, max_chars: budget } = args;
+      const rest = data.rest as RestCall;
+      Object.assign(rest.args, { target: t, css, max_chars: budget });
+      for (const k of Object.keys(rest.args)) if (rest.args[k] === undefined) delete rest.args[k];
     }
     if (read.closedShadowRoots) data.closed_shadow_roots = read.closedShadowRoots;
     if (read.skippedFrames?.length) data.skipped_frames = read.skippedFrames;

@@ -69,7 +69,8 @@ function cut(text: string, maxChars: number): { text: string; truncated: boolean
 /** `snapshot {after}`: where a reader cut short picks up (DESIGN §5: nothing is unreachable). */
 export interface RestCall {
   op: 'snapshot';
-  args: { after: string };
+  /** A part read (target, css, max_chars) continues as the same part. */
+  args: { after: string } & Record<string, unknown>;
 }
 
 export const restAfter = (line: TrackLine): RestCall => ({

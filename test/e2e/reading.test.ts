@@ -100,6 +100,12 @@ describe('snapshot and refs', () => {
     const cut = await h.op('snapshot', { max_chars: 120 }, 's5');
     assert.equal(cut.body.data?.truncated, true);
     assert.ok(trackOf(cut.body).length <= 120);
+    const rest = cut.body.data?.rest as { op: string; args: Record<string, unknown> };
+    assert.equal(rest.args.max_chars, 120, 'the rest comes in pieces of the same size');
+    const next = await h.op(rest.op, rest.args, 's5');
+    assert.equal(next.body.ok, true, JSON.stringify(next.body.error));
+    assert.ok(trackOf(next.body).length > 0 && trackOf(next.body).length <= 120);
+    assert.notEqual(trackOf(next.body), trackOf(cut.body));
   });
 
   test('a read cut short names its rest, and snapshot after returns what follows, not what was shown', async () => {
