@@ -90,7 +90,8 @@ try {
     new PlaywrightMcpAgent(join(work, 'playwright-mcp')),
     new RawAgent(),
   ];
-  for (const agent of skip.has('tasks') ? [] : agents) {
+  // --only without tasks, or --tasks none (no task matches), runs only the sections below.
+  for (const agent of skip.has('tasks') || !tasks.length ? [] : agents) {
     log(`tasks: ${agent.name}`);
     results.agents.push(
       await runAgent(agent, tasks, base, reps, log, values['same-session'] ?? false),

@@ -51,88 +51,91 @@ export function render(r: Results): string {
     return t?.errors.length ? '!' : t?.missed.length ? '?' : '';
   };
 
-  out.push(
-    `Tokens an agent receives per task (estimated: characters / 4; median of ${r.meta.reps}; reads = explicit snapshot/innerText calls)`,
-  );
-  const tokenRows: (string | number)[][] = taskNames.map((task) => [
-    task,
-    ...r.agents.map((a) => `${tokens(cell(a, task)?.received ?? 0)}${flag(a, task)}`),
-    ratio(cell(compact, task)?.received ?? 0, cell(pw, task)?.received ?? 0),
-    ratio(cell(full, task)?.received ?? 0, cell(pw, task)?.received ?? 0),
-    ratio(cell(compact, task)?.received ?? 0, cell(raw, task)?.received ?? 0),
-    r.agents.map((a) => cell(a, task)?.reads ?? 0).join('/'),
-  ]);
-  tokenRows.push([
-    'total',
-    ...r.agents.map((a) => tokens(a.total.received)),
-    ratio(compact?.total.received ?? 0, pw?.total.received ?? 0),
-    ratio(full?.total.received ?? 0, pw?.total.received ?? 0),
-    ratio(compact?.total.received ?? 0, raw?.total.received ?? 0),
-    r.agents.map((a) => a.total.reads).join('/'),
-  ]);
-  out.push(
-    table(
-      ['task', ...names, 'compact/PW', 'full/PW', 'compact/raw', `reads ${names.join('/')}`],
-      tokenRows,
-    ),
-  );
-  out.push('(! = the task failed, ? = a needle the agent never saw: see the JSON)');
-  out.push(
-    `Tokens the agent writes (call arguments), total: ${r.agents.map((a) => `${SHORT[a.agent]} ${tokens(a.total.sent)}`).join(', ')}`,
-  );
-  out.push('');
-  const listed = r.agents.filter((a) => a.toolsChars > 0);
-  out.push(
-    `Tools list (JSON of tools/list, re-sent every turn): ${listed.map((a) => `${SHORT[a.agent]} ${a.toolsChars} chars (~${tokens(a.toolsChars)} tokens)`).join(', ')}; compact/PW ${ratio(compact?.toolsChars ?? 0, pw?.toolsChars ?? 0)}, full/PW ${ratio(full?.toolsChars ?? 0, pw?.toolsChars ?? 0)}`,
-  );
-  out.push('');
+  // --tasks none runs only the sections (flow, overhead, scale).
+  if (r.agents.length) {
+    out.push(
+      `Tokens an agent receives per task (estimated: characters / 4; median of ${r.meta.reps}; reads = explicit snapshot/innerText calls)`,
+    );
+    const tokenRows: (string | number)[][] = taskNames.map((task) => [
+      task,
+      ...r.agents.map((a) => `${tokens(cell(a, task)?.received ?? 0)}${flag(a, task)}`),
+      ratio(cell(compact, task)?.received ?? 0, cell(pw, task)?.received ?? 0),
+      ratio(cell(full, task)?.received ?? 0, cell(pw, task)?.received ?? 0),
+      ratio(cell(compact, task)?.received ?? 0, cell(raw, task)?.received ?? 0),
+      r.agents.map((a) => cell(a, task)?.reads ?? 0).join('/'),
+    ]);
+    tokenRows.push([
+      'total',
+      ...r.agents.map((a) => tokens(a.total.received)),
+      ratio(compact?.total.received ?? 0, pw?.total.received ?? 0),
+      ratio(full?.total.received ?? 0, pw?.total.received ?? 0),
+      ratio(compact?.total.received ?? 0, raw?.total.received ?? 0),
+      r.agents.map((a) => a.total.reads).join('/'),
+    ]);
+    out.push(
+      table(
+        ['task', ...names, 'compact/PW', 'full/PW', 'compact/raw', `reads ${names.join('/')}`],
+        tokenRows,
+      ),
+    );
+    out.push('(! = the task failed, ? = a needle the agent never saw: see the JSON)');
+    out.push(
+      `Tokens the agent writes (call arguments), total: ${r.agents.map((a) => `${SHORT[a.agent]} ${tokens(a.total.sent)}`).join(', ')}`,
+    );
+    out.push('');
+    const listed = r.agents.filter((a) => a.toolsChars > 0);
+    out.push(
+      `Tools list (JSON of tools/list, re-sent every turn): ${listed.map((a) => `${SHORT[a.agent]} ${a.toolsChars} chars (~${tokens(a.toolsChars)} tokens)`).join(', ')}; compact/PW ${ratio(compact?.toolsChars ?? 0, pw?.toolsChars ?? 0)}, full/PW ${ratio(full?.toolsChars ?? 0, pw?.toolsChars ?? 0)}`,
+    );
+    out.push('');
 
-  out.push(`Wall time per task, ms (median of ${r.meta.reps}); median op ms in brackets`);
-  const timeRows: (string | number)[][] = taskNames.map((task) => [
-    task,
-    ...r.agents.map(
-      (a) => `${round(cell(a, task)?.wallMs ?? 0)} (${round(cell(a, task)?.opMedianMs ?? 0)})`,
-    ),
-    ratio(cell(compact, task)?.wallMs ?? 0, cell(pw, task)?.wallMs ?? 0),
-    ratio(cell(compact, task)?.wallMs ?? 0, cell(raw, task)?.wallMs ?? 0),
-  ]);
-  timeRows.push([
-    'total',
-    ...r.agents.map((a) => round(a.total.wallMs)),
-    ratio(compact?.total.wallMs ?? 0, pw?.total.wallMs ?? 0),
-    ratio(compact?.total.wallMs ?? 0, raw?.total.wallMs ?? 0),
-  ]);
-  out.push(table(['task', ...names, 'compact/PW', 'compact/raw'], timeRows));
-  out.push('');
-  out.push(
-    table(
-      [
-        'agent',
-        'op median ms',
-        'op p95 ms',
-        'ops',
-        'peak RSS MB',
-        'peak PSS MB',
-        'procs',
-        'connect ms',
-        'first navigate ms',
-      ],
-      r.agents.map((a) => [
-        SHORT[a.agent] ?? a.agent,
-        round(a.opMs.median),
-        round(a.opMs.p95),
-        a.opMs.n,
-        round(a.memory.rssMb),
-        round(a.memory.pssMb),
-        a.memory.processes,
-        round(a.start.connectMs),
-        round(a.start.firstNavigateMs),
-      ]),
-    ),
-  );
-  out.push(
-    '(RSS sums every process of the tree and counts shared pages many times; PSS splits them.)',
-  );
+    out.push(`Wall time per task, ms (median of ${r.meta.reps}); median op ms in brackets`);
+    const timeRows: (string | number)[][] = taskNames.map((task) => [
+      task,
+      ...r.agents.map(
+        (a) => `${round(cell(a, task)?.wallMs ?? 0)} (${round(cell(a, task)?.opMedianMs ?? 0)})`,
+      ),
+      ratio(cell(compact, task)?.wallMs ?? 0, cell(pw, task)?.wallMs ?? 0),
+      ratio(cell(compact, task)?.wallMs ?? 0, cell(raw, task)?.wallMs ?? 0),
+    ]);
+    timeRows.push([
+      'total',
+      ...r.agents.map((a) => round(a.total.wallMs)),
+      ratio(compact?.total.wallMs ?? 0, pw?.total.wallMs ?? 0),
+      ratio(compact?.total.wallMs ?? 0, raw?.total.wallMs ?? 0),
+    ]);
+    out.push(table(['task', ...names, 'compact/PW', 'compact/raw'], timeRows));
+    out.push('');
+    out.push(
+      table(
+        [
+          'agent',
+          'op median ms',
+          'op p95 ms',
+          'ops',
+          'peak RSS MB',
+          'peak PSS MB',
+          'procs',
+          'connect ms',
+          'first navigate ms',
+        ],
+        r.agents.map((a) => [
+          SHORT[a.agent] ?? a.agent,
+          round(a.opMs.median),
+          round(a.opMs.p95),
+          a.opMs.n,
+          round(a.memory.rssMb),
+          round(a.memory.pssMb),
+          a.memory.processes,
+          round(a.start.connectMs),
+          round(a.start.firstNavigateMs),
+        ]),
+      ),
+    );
+    out.push(
+      '(RSS sums every process of the tree and counts shared pages many times; PSS splits them.)',
+    );
+  }
 
   if (r.httpStartup && pw) {
     const s = r.httpStartup;
@@ -208,13 +211,12 @@ export function render(r: Results): string {
   if (r.flow) {
     out.push('');
     const f = r.flow;
-    if ('skipped' in f) out.push(`Flow vs separate calls: skipped — ${f.skipped}`);
-    else
-      out.push(
-        `Flow vs separate calls (${f.steps} steps): separate ${f.separate.calls} calls ${f.separate.wallMs} ms, ${tokens(f.separate.received)} tokens received; ` +
-          `flow_run 1 call ${f.flow.wallMs} ms, ${tokens(f.flow.received)} tokens (saving it once: ${tokens(f.flow.saveChars)} tokens)` +
-          (f.error ? `; error: ${f.error}` : ''),
-      );
+    out.push(
+      `Flow vs separate calls (${f.steps} steps, SwiftBrowse full set): separate ${f.separate.calls} calls ${f.separate.wallMs} ms, ${tokens(f.separate.received)} tokens received, ${tokens(f.separate.sent)} written; ` +
+        `flow_run 1 call (${f.flow.stepsRun} steps run) ${f.flow.wallMs} ms, ${tokens(f.flow.received)} tokens received, ${tokens(f.flow.sent)} written (saving it once: ${tokens(f.flow.saveChars)} tokens); ` +
+        `flow/separate: wall ${ratio(f.flow.wallMs, f.separate.wallMs)}, tokens ${ratio(f.flow.received, f.separate.received)}` +
+        (f.error ? `; error: ${f.error}` : ''),
+    );
   }
   return out.join('\n');
 }

@@ -1,5 +1,6 @@
 // SwiftBrowse over MCP, driven as its guide says: act by role and name, read data.changes, take a
-// snapshot only when the changes did not say what the agent needs.
+// snapshot only when the changes did not say what the agent needs — and when they were cut short,
+// only the rest they name (snapshot {after}).
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -60,6 +61,8 @@ export class SwiftBrowseAgent implements Agent {
   toolsChars = 0;
   calls: Call[] = [];
   private client?: Client;
+  /** The call the last answer named for the rest of a cut-short read (`rest`), if it did. */
+  private rest?: { op: string; args: Record<string, unknown> };
   private transport?: StdioClientTransport | StreamableHTTPClientTransport;
 
   constructor(private readonly options: SwiftBrowseOptions) {
@@ -128,11 +131,17 @@ export class SwiftBrowseAgent implements Agent {
 
   async act(act: Act, base: string): Promise<string> {
     const { op, args } = opOf(act, base);
-    return (await this.run(op, { ...args, ...this.options.actArgs })).text;
+    const { text } = await this.run(op, { ...args, ...this.options.actArgs });
+    this.rest = restOf(text, 'changes');
+    return text;
   }
 
   async read(): Promise<string> {
-    return (await this.run('snapshot', {}, 'read')).text;
+    // The guide: what the changes showed need not be read again; their rest is what follows.
+    const { op, args } = this.rest ?? { op: 'snapshot', args: {} };
+    const { text } = await this.run(op, args, 'read');
+    this.rest = restOf(text);
+    return text;
   }
 
   async waitFor(needle: string): Promise<string> {
@@ -141,6 +150,18 @@ export class SwiftBrowseAgent implements Agent {
 
   async stop(): Promise<void> {
     await this.client?.close();
+  }
+}
+
+/** `data.rest` (a snapshot) or `data.changes.rest` (an action) of an answer, when it was cut short. */
+function restOf(text: string, under?: 'changes'): SwiftBrowseAgent['rest'] {
+  try {
+    const data = (JSON.parse(text) as { data?: Record<string, unknown> }).data;
+    const holder = (under ? data?.[under] : data) as
+      { rest?: SwiftBrowseAgent['rest'] } | undefined;
+    return holder?.rest;
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,17 +1,14 @@
 // Item 4: a saved flow of 12 steps flown in one call, against the same 12 steps as 12 calls.
-// Needs the flows ops (flow_save, flow_run); skipped with a message on a server without them.
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { SwiftBrowseAgent } from '../agents/swiftbrowse.js';
 import { round, sum } from '../stats.js';
 
-export type FlowFigures =
-  | { skipped: string }
-  | {
-      steps: number;
-      separate: { wallMs: number; received: number; sent: number; calls: number };
-      flow: { wallMs: number; received: number; sent: number; saveChars: number };
-      error?: string;
-    };
+export interface FlowFigures {
+  steps: number;
+  separate: { wallMs: number; received: number; sent: number; calls: number };
+  /** `saveChars`: what saving the flow once costs (the document sent and the answer). */
+  flow: { wallMs: number; received: number; sent: number; saveChars: number; stepsRun: number };
+  error?: string;
+}
 
 /** The checkout task without its reads: 12 op calls. */
 function steps(base: string) {
@@ -61,13 +58,6 @@ export async function measureFlow(base: string, dataDir: string): Promise<FlowFi
   });
   await agent.start(`${base}/blank.html`);
   try {
-    const tools = (await agent.listTools()) as Tool[];
-    const save = tools.find((t) => t.name === 'browser_flow_save');
-    if (!tools.some((t) => t.name === 'browser_flow_run') || !save)
-      return {
-        skipped:
-          'this server has no flow_run/flow_save op (flows land with the flows branch); the flow-vs-calls comparison lights up once they are merged',
-      };
     const list = steps(base);
     const first = agent.calls.length;
     const t0 = performance.now();
@@ -76,22 +66,20 @@ export async function measureFlow(base: string, dataDir: string): Promise<FlowFi
     const separateMs = performance.now() - t0;
     const separate = agent.calls.slice(first);
 
-    // flow_save takes the document under whichever key its schema names for the YAML text.
-    const props = Object.keys((save.inputSchema.properties ?? {}) as Record<string, unknown>);
-    const key = ['yaml', 'document', 'flow', 'source', 'text', 'content'].find((k) =>
-      props.includes(k),
-    );
-    const saveArgs: Record<string, unknown> = { name: 'bench-checkout' };
-    if (key) saveArgs[key] = flowYaml(base);
+    const saveArgs = { flow: flowYaml(base) };
     const saved = await agent.run('flow_save', saveArgs);
     const t1 = performance.now();
     const ran = await agent.run('flow_run', { name: 'bench-checkout' });
     const flowMs = performance.now() - t1;
-    const error = !saved.result.isError
-      ? ran.result.isError
+    const failed = agent.calls.slice(first).find((c) => !c.ok);
+    const error = saved.result.isError
+      ? `flow_save refused the document: ${saved.text.slice(0, 400)}`
+      : ran.result.isError
         ? ran.text.slice(0, 400)
-        : undefined
-      : `flow_save refused the document: ${saved.text.slice(0, 400)}`;
+        : failed
+          ? `${failed.tool} failed`
+          : undefined;
+    const report = (JSON.parse(ran.text) as { data?: { steps_run?: number } }).data;
     return {
       steps: list.length,
       separate: {
@@ -105,6 +93,7 @@ export async function measureFlow(base: string, dataDir: string): Promise<FlowFi
         received: ran.text.length,
         sent: JSON.stringify({ name: 'bench-checkout' }).length,
         saveChars: JSON.stringify(saveArgs).length + saved.text.length,
+        stepsRun: report?.steps_run ?? 0,
       },
       error,
     };

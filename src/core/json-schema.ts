@@ -9,44 +9,63 @@ type Json = Record<string, unknown>;
 // lists the validators use, and runOp still checks every call in full.
 const CONDITION = `one of ${CONDITION_TYPES.join(', ')}. url_*, title_contains, text_* take a string; visible, hidden, count, value take a target (count and value also "equals"); js takes a script body returning true or false; optional stable_for (ms)`;
 
+const EXPECT_DOC = `Verify the outcome: a condition or a list of them, all of which must hold. Condition: ${CONDITION}. E.g. {"url_contains": "dashboard"}, [{"visible": {"role": "dialog"}}, {"text_visible": "Saved", "stable_for": 500}]`;
+const TARGET_DOC = `Element target: exactly one of ${STRATEGIES.join(', ')} (role may add name; text values are exact or /regex/flags); optional nth (0-based), near (text), within (a target), frame (a target naming an iframe). E.g. {"role": "button", "name": "Save"}, {"label": "Email"}, {"ref": "AEDBa"}`;
+
 const SHORT_FORMS = new Map<z.ZodType, Json>([
   [
     expectSchema,
     {
       type: ['object', 'array', 'string'],
-      description: `Verify the outcome: a condition or a list of them, all of which must hold. Condition: ${CONDITION}. E.g. {"url_contains": "dashboard"}, [{"visible": {"role": "dialog"}}, {"text_visible": "Saved", "stable_for": 500}]`,
+      description: EXPECT_DOC,
+      // The listing describes every condition key on assert: here it points there.
+      listed: `Verify the outcome: a condition (the keys assert takes) or a list, all must hold. E.g. {"url_contains": "dashboard"}, [{"visible": {"role": "dialog"}}, {"text_visible": "Saved", "stable_for": 500}]`,
     },
   ],
-  [
-    targetObject,
-    {
-      type: ['object', 'string'],
-      description: `Element target: exactly one of ${STRATEGIES.join(', ')} (role may add name; text values are exact or /regex/flags); optional nth (0-based), near (text), within (a target), frame (a target naming an iframe). E.g. {"role": "button", "name": "Save"}, {"label": "Email"}, {"ref": "AEDBa"}`,
-    },
-  ],
+  [targetObject, { type: ['object', 'string'], description: TARGET_DOC }],
   [
     conditionShape,
     {
       type: ['object', 'string'],
       description: `Condition: ${CONDITION}. E.g. {"url_contains": "dashboard"}, {"visible": {"role": "dialog"}}`,
+      // Listed only where the condition keys are themselves listed (assert, wait_for).
+      listed: 'One condition, written with the keys above',
     },
   ],
 ]);
 
+/**
+ * How a schema is published. `full`: every use of a target or condition carries its sentence
+ * (GET /ops, OpenAPI, flow schema). `listed`: for a list read as a whole every turn (MCP tools):
+ * a use with a description of its own keeps only that, the others carry the shared sentence, and
+ * the lister says each sentence once.
+ */
+export type SchemaForm = 'full' | 'listed';
+
 /** The JSON Schema an op's arguments are published with (GET /ops, MCP tools, `ops --json`). */
-export function argsJsonSchema(schema: z.ZodType): Json {
+export function argsJsonSchema(schema: z.ZodType, form: SchemaForm = 'full'): Json {
   const { $schema: _dialect, ...json } = z.toJSONSchema(schema, {
     io: 'input',
     unrepresentable: 'any',
     override: (ctx) => {
       const short = SHORT_FORMS.get(ctx.zodSchema as unknown as z.ZodType);
       if (!short) return;
-      const description = ctx.jsonSchema.description;
+      const own = ctx.jsonSchema.description;
       for (const key of Object.keys(ctx.jsonSchema)) delete (ctx.jsonSchema as Json)[key];
+      if (form === 'listed') {
+        // The JSON-string form is accepted for clients that send one, not advertised.
+        const type = (short.type as string[]).filter((t) => t !== 'string');
+        Object.assign(ctx.jsonSchema, {
+          type: type.length === 1 ? type[0] : type,
+          description: own ?? short.listed ?? short.description,
+        });
+        return;
+      }
+      const { listed: _listed, ...full } = short;
       Object.assign(
         ctx.jsonSchema,
-        short,
-        description ? { description: `${description}. ${short.description}` } : {},
+        full,
+        own ? { description: `${own}. ${short.description}` } : {},
       );
     },
   }) as Json;

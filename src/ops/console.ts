@@ -34,7 +34,7 @@ export const patternArg = (what: string) =>
       { message: 'not a valid /regex/flags' },
     )
     .describe(
-      `Keep only entries whose ${what} contains this text (case-insensitive), or matches /regex/flags`,
+      `Keep only entries whose ${what} contains this text (any case) or matches /regex/flags`,
     );
 
 export const limitArg = z.coerce
@@ -82,7 +82,7 @@ const levelsArg = z
       .min(1),
   )
   .optional()
-  .describe('Keep only these levels, e.g. ["error", "warning"] (default: all)');
+  .describe('Keep only these levels (default: all)');
 
 function compact(e: ConsoleEntry) {
   const text = e.text.length > SHOWN_TEXT ? `${e.text.slice(0, SHOWN_TEXT)}…` : e.text;
@@ -98,7 +98,7 @@ function compact(e: ConsoleEntry) {
 export const consoleOp = defineOp({
   name: 'console',
   summary:
-    'Read the active tab’s console messages and uncaught errors, oldest first, including those logged while each page loaded',
+    'Read the active tab’s console messages and uncaught errors, oldest first, page loads included',
   readOnly: true,
   args: z.strictObject({
     levels: levelsArg,

@@ -83,6 +83,8 @@ export interface OpDefinition<S extends z.ZodObject = z.ZodObject> {
   step: boolean;
   /** Reads only: MCP `readOnlyHint`. */
   readOnly: boolean;
+  /** The arguments defineOp added (timeout, expect, diff…), not declared by the op itself. */
+  common: string[];
   run(ctx: OpContext, args: z.output<S> & CommonArgs): Promise<OpOutcome>;
 }
 
@@ -142,6 +144,7 @@ export function defineOp<S extends z.ZodObject>(decl: OpDeclaration<S>): OpDefin
     browser,
     step: decl.step ?? true,
     readOnly: decl.readOnly ?? false,
+    common: Object.keys(extra),
     run: decl.run as OpDefinition['run'],
   };
 }

@@ -11,7 +11,7 @@ const HOLD_MS = 100;
 export const drag = defineOp({
   name: 'drag',
   summary:
-    'Drag an element with the pointer: press on it, hold, move to another element or by an offset, release. For sortable lists, kanban cards, sliders and range inputs, splitters, canvases and drop zones. On Chromium this also fires the native HTML5 drag events (dragstart … drop), so draggable=true lists work; on Firefox it does not, only pointer and mouse events. data.changes says what moved',
+    'Drag an element with the pointer to another element or by an offset: sortable lists, sliders, splitters, canvases, drop zones. Fires HTML5 drag events on Chromium (not Firefox)',
   acts: true,
   args: z.strictObject({
     target: targetSchema.describe('The element to drag; it is pressed at its centre'),

@@ -3,8 +3,7 @@ import { defineOp } from './define.js';
 
 export const files = defineOp({
   name: 'files',
-  summary:
-    "List the session's files (downloads, screenshots, PDFs, kept copies) with signed links; works without a browser",
+  summary: "List the session's files (downloads, screenshots, PDFs, kept copies) with signed links",
   browser: false,
   readOnly: true,
   args: z.strictObject({}),
@@ -20,8 +19,7 @@ export const files = defineOp({
 
 export const keepFile = defineOp({
   name: 'keep_file',
-  summary:
-    'Keep a file past the browser and server restarts (a copy in the kept store); keeping again overwrites',
+  summary: 'Keep a copy of a file past the browser and server restarts; keeping again overwrites',
   browser: false,
   args: z.strictObject({
     name: z.string().min(1).describe('The file name exactly as files lists it, e.g. "report.csv"'),

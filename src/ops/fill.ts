@@ -164,11 +164,11 @@ async function setDirect(
 
 const secretSchema = z
   .strictObject({
-    name: z.string().min(1).describe('The secret, as the secrets op lists it'),
+    name: z.string().min(1).describe('As the secrets op lists it'),
     key: z.string().min(1).describe('One of its keys, e.g. "password"'),
   })
   .describe(
-    'Type a secret instead of a value: the server types it, you never see it (see the secrets op). Only on the origins the secret allows',
+    'A secret to type instead of a value: the server types it, only on the origins it allows; you never see it',
   );
 
 /**

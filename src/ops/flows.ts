@@ -19,7 +19,7 @@ const ifMatch = z
 const flowDocument = z
   .union([z.string(), z.record(z.string(), z.unknown())])
   .describe(
-    'The flow: YAML text (comments are kept) or an object {name, description, urls, timeout, parameters, steps: [{op, args, id, on_error, return, note}]}; the resource swiftbrowse://schemas/flow is its JSON Schema',
+    'YAML text (comments are kept) or an object {name, description, urls, timeout, parameters, steps: [{op, args, id, on_error, return, note}]}; JSON Schema: swiftbrowse://schemas/flow',
   );
 
 const libraryOfCaller = (ctx: OpContext) => libraryOf(ctx.session.name);
@@ -35,7 +35,7 @@ export const flowList = defineOp({
     everywhere: z
       .boolean()
       .optional()
-      .describe("List every flow, not only those whose urls match the current page's URL"),
+      .describe('Every flow, not only those whose urls match this page'),
   }),
   async run(ctx, args) {
     const library = libraryOfCaller(ctx);
@@ -68,7 +68,7 @@ export const flowGet = defineOp({
 export const flowSave = defineOp({
   name: 'flow_save',
   summary:
-    'Save a flow to your library (create or update): every step is checked against its op now, not halfway through a run',
+    'Save a flow to your library (create or update); every step is checked against its op now',
   browser: false,
   step: false,
   args: z.strictObject({
@@ -104,7 +104,7 @@ export const flowDelete = defineOp({
 export const flowRun = defineOp({
   name: 'flow_run',
   summary:
-    'Fly a saved flow in your browser in one call, with params; answers with a compact report (where a failure stopped, why, and a hint)',
+    'Fly a saved flow in one call, with params; the report says where a failure stopped, why, and a hint',
   step: false,
   args: z.strictObject({
     name: flowName.optional().describe('The saved flow to run (yours, else the global one)'),

@@ -147,8 +147,7 @@ export const status = defineOp({
 
 export const stateSave = defineOp({
   name: 'state_save',
-  summary:
-    "Save the browser's cookies and local storage as a kept file of the session; open with storage_state starts from it",
+  summary: 'Save cookies and local storage as a kept file; open with storage_state starts from it',
   step: false,
   args: z.strictObject({
     name: z

@@ -34,9 +34,7 @@ export const network = defineOp({
     failures_only: z
       .boolean()
       .optional()
-      .describe(
-        'Keep only failures: HTTP 4xx/5xx, and requests that failed (refused, blocked, aborted)',
-      ),
+      .describe('Keep only failures: HTTP 4xx/5xx, refused, blocked, aborted'),
     pattern: patternArg('URL').optional(),
     resource_types: z
       .preprocess(

@@ -23,9 +23,7 @@ export const press = defineOp({
     approved: z
       .boolean()
       .optional()
-      .describe(
-        'Your user approved this consequential action (Enter that submits a payment, a deletion…)',
-      ),
+      .describe('Your user approved this consequential Enter (a payment, a deletion…)'),
   }),
   async run(ctx, args) {
     const keys = parseChord(args.key);

@@ -120,7 +120,7 @@ export const outline = defineOp({
   // Discovery is the author's, not a step's (DESIGN §8): it finds the target a step then names.
   step: false,
   summary:
-    'The usable elements of the page, main content first: role, name, region, one checked durable target each, and why any cannot be used now (hidden — with what reveals it —, covered, disabled)',
+    'The usable elements, main content first: role, name, region, one checked durable target each, and why any is unusable now (hidden and what reveals it, covered, disabled)',
   readOnly: true,
   args: z.strictObject({
     limit: z.coerce

@@ -10,7 +10,7 @@ const newest = <T>(list: T[]) => list.slice(-SHOWN);
 export const report = defineOp({
   name: 'report',
   summary:
-    "The session's verdict: every assertion and expect check, failed actions, flow runs, console errors, network failures and files",
+    "The session's verdict: assertions and expect checks, failed actions, flow runs, console errors, network failures, files",
   browser: false,
   step: false,
   readOnly: true,
@@ -18,7 +18,7 @@ export const report = defineOp({
     reset: z
       .boolean()
       .optional()
-      .describe('Start a new verdict after this one (e.g. between two tests in one session)'),
+      .describe('Start a new verdict after this one (between two tests)'),
   }),
   async run(ctx, args) {
     const verdict = verdictOf(ctx.session);

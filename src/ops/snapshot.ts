@@ -4,7 +4,15 @@ import { callPage } from '../drivers/page-script.js';
 import type { TrackRequest } from '../page/reading.js';
 import { defineOp } from './define.js';
 import { findElement, summarise } from './element.js';
-import { changesAfter, readTrack } from './track.js';
+import { OpError } from '../core/errors.js';
+import {
+  changesAfter,
+  cutLines,
+  linesAfter,
+  readTrack,
+  restAfter,
+  type RestCall,
+} from './track.js';
 
 export const snapshot = defineOp({
   name: 'snapshot',
@@ -27,10 +35,21 @@ export const snapshot = defineOp({
       .max(2_000_000)
       .optional()
       .describe('Stop after this many characters (default: whole page)'),
+    after: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'Only the lines after this address, in page order: where a cut-short read stopped (its rest)',
+      ),
   }),
   async run(ctx, args) {
     const tab = await ctx.tab();
-    const request: TrackRequest = { css: args.css, maxChars: args.max_chars };
+    // With after, the budget applies to what follows it, so the page is read whole first.
+    const request: TrackRequest = {
+      css: args.css,
+      maxChars: args.after ? undefined : args.max_chars,
+    };
     let target;
     if (args.target) {
       const el = await findElement(tab, args.target);
@@ -38,15 +57,40 @@ export const snapshot = defineOp({
       target = summarise(el);
     }
     const read = await readTrack(tab, request);
-    ctx.session.reading.remember(read.snapshot, read.snapshot.lines, true);
-    if (!args.target && !args.css && !read.truncated)
+    const data: Record<string, unknown> = {};
+    let shown = read.snapshot.lines;
+    if (args.after) {
+      const rest = linesAfter(shown, args.after);
+      if (!rest)
+        throw new OpError(
+          'invalid_argument',
+          `after: "${args.after}" is not a text-track address; give the address from a truncated answer's rest, e.g. {"after": "AEDBc"}.`,
+        );
+      const cutShort = cutLines(rest, args.max_chars ?? Number.POSITIVE_INFINITY);
+      shown = cutShort.shown;
+      Object.assign(data, { track: cutShort.text, lines: shown.length });
+      if (cutShort.rest) Object.assign(data, { truncated: true, rest: cutShort.rest });
+    } else {
+      Object.assign(data, { track: read.text, lines: shown.length });
+      if (read.truncated) {
+        data.truncated = true;
+        if (shown.length) data.rest = restAfter(shown[shown.length - 1]);
+      }
+    }
+    ctx.session.reading.remember(read.snapshot, shown, true);
+    if (!args.target && !args.css && !args.after && !read.truncated)
       ctx.session.reading.setBaseline(read.snapshot);
-    const data: Record<string, unknown> = { track: read.text, lines: read.snapshot.lines.length };
-    if (read.truncated) {
-      data.truncated = true;
+    if (data.truncated) {
       ctx.notes.push(
-        'truncated: raise max_chars, or snapshot a part of the page with target or css',
+        'truncated: its rest continues after the last line, or snapshot a part of the page with target or css',
       );
+    }
+    // The rest of a part (target, css) is the rest of that part, in pieces of the same size.
+    if (data.rest) {
+      const { target: t, css, max_chars: budget } = args;
+      const rest = data.rest as RestCall;
+      Object.assign(rest.args, { target: t, css, max_chars: budget });
+      for (const k of Object.keys(rest.args)) if (rest.args[k] === undefined) delete rest.args[k];
     }
     if (read.closedShadowRoots) data.closed_shadow_roots = read.closedShadowRoots;
     if (read.skippedFrames?.length) data.skipped_frames = read.skippedFrames;

@@ -1,7 +1,7 @@
 import type { BrowserTab } from '../drivers/driver.js';
 import { callPage } from '../drivers/page-script.js';
 import type { TrackRequest } from '../page/reading.js';
-import { renderTrack, type TrackLine } from '../page/track-format.js';
+import { parseAddress, renderTrack, type TrackLine } from '../page/track-format.js';
 import type { ReadingMemory, TrackSnapshot } from '../sessions/reading-memory.js';
 import type { Baseline } from './settle.js';
 
@@ -40,6 +40,8 @@ export interface Changes {
   withheld?: string;
   status_hint?: string[];
   truncated?: true;
+  /** With truncated: the call that returns the rest, from the line after the last one shown. */
+  rest?: RestCall;
   note?: string;
   /** Opt-in: tag and attribute lines that appeared (+) or left (-). */
   element_diff?: string;
@@ -64,28 +66,87 @@ function cut(text: string, maxChars: number): { text: string; truncated: boolean
   return { text: text.slice(0, end > 0 ? end : maxChars), truncated: true };
 }
 
+/** `snapshot {after}`: where a reader cut short picks up (DESIGN §5: nothing is unreachable). */
+export interface RestCall {
+  op: 'snapshot';
+  /** A part read (target, css, max_chars) continues as the same part. */
+  args: { after: string } & Record<string, unknown>;
+}
+
+export const restAfter = (line: TrackLine): RestCall => ({
+  op: 'snapshot',
+  args: { after: line.address },
+});
+
+/**
+ * The first lines whose rendering fits in `maxChars` (whole lines: the rendering groups them, so
+ * the count is searched for), and the call that returns the rest when some were left out.
+ */
+export function cutLines(
+  lines: TrackLine[],
+  maxChars: number,
+): { text: string; shown: TrackLine[]; rest?: RestCall } {
+  const text = renderTrack(lines);
+  if (text.length <= maxChars) return { text, shown: lines };
+  let fits = 0;
+  let over = lines.length;
+  while (over - fits > 1) {
+    const mid = (fits + over) >> 1;
+    if (renderTrack(lines.slice(0, mid)).length <= maxChars) fits = mid;
+    else over = mid;
+  }
+  // One line longer than the budget: it is cut, so the reader still gets a start.
+  if (fits === 0)
+    return { text: cut(text, maxChars).text, shown: lines.slice(0, 1), rest: restAfter(lines[0]) };
+  const shown = lines.slice(0, fits);
+  return { text: renderTrack(shown), shown, rest: restAfter(shown[fits - 1]) };
+}
+
+/** Levels of an address from the page's body down, frames included: document order sorts them. */
+function orderKey(address: string): number[] | null {
+  return parseAddress(address)?.flat() ?? null;
+}
+
+/** True when `address` comes after `anchor` in document order (descendants of `anchor` do). */
+export function comesAfter(address: string, anchor: number[]): boolean {
+  const key = orderKey(address);
+  if (!key) return false;
+  for (let i = 0; i < Math.min(key.length, anchor.length); i++)
+    if (key[i] !== anchor[i]) return key[i] > anchor[i];
+  return key.length > anchor.length;
+}
+
+/** The lines after the one at `after`, in document order (that line may have gone since). */
+export function linesAfter(lines: TrackLine[], after: string): TrackLine[] | null {
+  const anchor = orderKey(after);
+  return anchor ? lines.filter((l) => comesAfter(l.address, anchor)) : null;
+}
+
 /** Same document: what appeared and what left. */
 export function diffTracks(
   before: TrackSnapshot,
   after: TrackSnapshot,
   options: ChangeOptions,
-): Changes {
+): { changes: Changes; shown: TrackLine[] } {
   const had = new Set(before.lines.map(key));
   const has = new Set(after.lines.map(key));
   const added = after.lines.filter((l) => !had.has(key(l)));
   const removed = before.lines.filter((l) => !has.has(key(l)));
-  if (added.length === 0 && removed.length === 0) return { no_change: true };
+  if (added.length === 0 && removed.length === 0)
+    return { changes: { no_change: true }, shown: [] };
   const changes: Changes = {};
+  let shown: TrackLine[] = [];
   if (added.length) {
-    const { text, truncated } = cut(renderTrack(added), options.maxChars);
-    changes.added = text;
-    if (truncated) changes.truncated = true;
+    const cutShort = cutLines(added, options.maxChars);
+    shown = cutShort.shown;
+    changes.added = cutShort.text;
+    if (cutShort.rest) Object.assign(changes, { truncated: true, rest: cutShort.rest });
   }
   if (removed.length) changes.removed_count = removed.length;
   if (options.includeRemoved && removed.length) changes.removed = removed.map((l) => l.text);
-  const hint = statusHint(added);
+  const hint = statusHint(shown);
   if (hint) changes.status_hint = hint;
-  return changes;
+  return { changes, shown };
 }
 
 /** Withholding fewer characters than this is not worth the line that explains it. */
@@ -126,18 +187,19 @@ export function newPageChanges(
     if (page !== undefined && !kept.has(l)) seenOn.set(page, (seenOn.get(page) ?? 0) + 1);
   });
   const changes: Changes = {};
-  const { text, truncated } = cut(renderTrack(shown), options.maxChars);
-  if (text) changes.added = text;
-  if (truncated) changes.truncated = true;
+  const cutShort = cutLines(shown, options.maxChars);
+  if (cutShort.text) changes.added = cutShort.text;
+  if (cutShort.rest) Object.assign(changes, { truncated: true, rest: cutShort.rest });
   const withheldCount = after.lines.length - shown.length;
   if (withheldCount > 0) {
     const where = [...seenOn.entries()].map(([url, n]) => `${n} read on ${url}`).join('; ');
     changes.withheld = `${withheldCount} lines already shown were left out (${where}); snapshot returns them`;
   }
   if (note) changes.note = note;
-  const hint = statusHint(shown);
+  const hint = statusHint(cutShort.shown);
   if (hint) changes.status_hint = hint;
-  return { changes, shown };
+  // Lines past the cut were not shown: a later page must not withhold them.
+  return { changes, shown: cutShort.shown };
 }
 
 /** The track to diff against: the last one read, if the page has not changed since. */
@@ -170,16 +232,11 @@ export async function changesAfter(
   memory.setBaseline(after);
   await callPage(tab, [], 'mark');
   if (before && before.documentId === after.documentId) {
-    const changes = diffTracks(before, after, options);
+    const { changes, shown } = diffTracks(before, after, options);
     if (changes.no_change && closedShadowRoots > 0) {
       changes.note = `no readable change; ${closedShadowRoots} closed shadow root(s) here cannot be read — a screenshot shows them`;
     }
-    const had = new Set(before.lines.map(key));
-    memory.remember(
-      after,
-      after.lines.filter((l) => !had.has(key(l))),
-      false,
-    );
+    memory.remember(after, shown, false);
     return changes;
   }
   const { changes, shown } = newPageChanges(after, memory, options);

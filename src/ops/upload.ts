@@ -68,7 +68,7 @@ export const upload = defineOp({
       .array(z.string().min(1))
       .min(1)
       .describe(
-        'Files inside the upload directories (absolute, or relative to one), or names of kept files (keep_file); [] is not allowed',
+        'Files in the upload directories (absolute, or relative to one), or kept file names',
       ),
   }),
   async run(ctx, args) {

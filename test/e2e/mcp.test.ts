@@ -99,7 +99,12 @@ describe('tools derived from the registry', () => {
       assert.deepEqual(names, EXPECTED_OPS.map((op) => `browser_${op}`).sort());
       const click = tools.find((t) => t.name === 'browser_click')!;
       assert.deepEqual(click.inputSchema.required, ['target']);
-      assert.equal(click.annotations?.destructiveHint, true);
+      // Destructive is MCP's default for a tool that is not read-only: left unsaid.
+      assert.equal(click.annotations, undefined);
+      assert.equal(
+        tools.find((t) => t.name === 'browser_assert')!.annotations?.destructiveHint,
+        false,
+      );
       assert.equal(
         tools.find((t) => t.name === 'browser_snapshot')!.annotations?.readOnlyHint,
         true,
@@ -122,7 +127,7 @@ describe('tools derived from the registry', () => {
     const compactChars = await toolsSize(compact);
     const fullChars = await toolsSize(await overHttp('session=t2&tools=full'));
     t.diagnostic(`tools/list: compact ${compactChars} characters, full ${fullChars} characters`);
-    assert.ok(compactChars * 10 < fullChars, `compact ${compactChars} vs full ${fullChars}`);
+    assert.ok(compactChars * 4 < fullChars, `compact ${compactChars} vs full ${fullChars}`);
   });
 
   test('initialize carries instructions on how the pieces fit', async () => {
@@ -230,6 +235,18 @@ describe('over streamable HTTP', () => {
     assert.equal(fill.body.ok, true, JSON.stringify(fill.body.error));
     const shot = await call(mcp, 'browser_screenshot', { format: 'JPEG', save: false });
     assert.equal(shot.body.ok, true, JSON.stringify(shot.body.error));
+  });
+
+  test('an argument left out of a tool’s listed schema is still taken; a misspelt one is refused', async () => {
+    const tools = (await mcp.listTools()).tools;
+    const goto = tools.find((t) => t.name === 'browser_goto')!;
+    assert.ok(!('diff' in (goto.inputSchema.properties ?? {})), 'diff is not listed on goto');
+    const quiet = await call(mcp, 'browser_goto', { url: page('login.html'), diff: false });
+    assert.equal(quiet.body.ok, true, JSON.stringify(quiet.body.error));
+    assert.equal(quiet.body.data?.changes, undefined, 'diff: false took effect');
+    const typo = await call(mcp, 'browser_goto', { url: page('login.html'), dif: false });
+    assert.equal(typo.body.error?.kind, 'invalid_argument');
+    assert.match(typo.body.error!.message, /dif/);
   });
 
   test('a long wait_for sends progress notifications while it waits', async () => {

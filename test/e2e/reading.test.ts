@@ -17,6 +17,8 @@ interface Changes {
   withheld?: string;
   status_hint?: string[];
   note?: string;
+  truncated?: boolean;
+  rest?: { op: string; args: { after: string } };
 }
 
 const changesOf = (body: { data?: Record<string, unknown> }) =>
@@ -98,6 +100,38 @@ describe('snapshot and refs', () => {
     const cut = await h.op('snapshot', { max_chars: 120 }, 's5');
     assert.equal(cut.body.data?.truncated, true);
     assert.ok(trackOf(cut.body).length <= 120);
+    const rest = cut.body.data?.rest as { op: string; args: Record<string, unknown> };
+    assert.equal(rest.args.max_chars, 120, 'the rest comes in pieces of the same size');
+    const next = await h.op(rest.op, rest.args, 's5');
+    assert.equal(next.body.ok, true, JSON.stringify(next.body.error));
+    assert.ok(trackOf(next.body).length > 0 && trackOf(next.body).length <= 120);
+    assert.notEqual(trackOf(next.body), trackOf(cut.body));
+  });
+
+  test('a read cut short names its rest, and snapshot after returns what follows, not what was shown', async () => {
+    const paragraphs = Array.from(
+      { length: 300 },
+      (_, i) => `<p>Paragraph ${i} of the long page.</p>`,
+    );
+    h.server.setContent('/long.html', `<main>${paragraphs.join('')}</main>`);
+    const goto = await h.op('goto', { url: `${h.server.PREFIX}/long.html` }, 's6');
+    const changes = changesOf(goto.body);
+    assert.equal(changes.truncated, true);
+    assert.equal(changes.rest?.op, 'snapshot');
+    assert.match(changes.added ?? '', /Paragraph 0 of/);
+    const lastShown = Number(/Paragraph (\d+) of[^\n]*$/.exec(changes.added ?? '')?.[1]);
+    const rest = await h.op('snapshot', changes.rest!.args, 's6');
+    assert.equal(rest.body.ok, true, JSON.stringify(rest.body.error));
+    const track = trackOf(rest.body);
+    assert.doesNotMatch(
+      track,
+      new RegExp(`Paragraph ${lastShown} of`),
+      'the last line shown is not repeated',
+    );
+    assert.match(track, new RegExp(`Paragraph ${lastShown + 1} of`));
+    assert.match(track, /Paragraph 299 of/);
+    const bad = await h.op('snapshot', { after: 'not an address!' }, 's6');
+    assert.equal(bad.body.error?.kind, 'invalid_argument');
   });
 });
 

@@ -21,5 +21,6 @@ export function instructionsFor(set: ToolSet): string {
 - Screenshots, PDFs and downloads land in this session's files with signed links; keep_file keeps one past the browser.
 - A consequential click or Enter (delete, pay, send, publish...) fails with approval_required: ask your user, then repeat it with "approved": true.
 - Saved flows fly a known route in one call: status names the flows_here that apply to this page; flow_run {name, params} runs one, flow_save saves a route you worked out (schema: swiftbrowse://schemas/flow).
+- Tool schemas list the arguments calls commonly need; the rest are accepted all the same and named after "Also:" in the description. Every op takes timeout (ms, default 10000); acting ops also take diff (false skips data.changes), element_diff (changed tags and attributes) and include_removed (the strings that left).
 - Argument errors name the expected shape. ${SESSION_URI} is this session's status, ${OPS_URI} every op's arguments, skill://swiftbrowse/SKILL.md the guide.`;
 }

@@ -7,6 +7,7 @@ import { OpError } from '../../core/errors.js';
 import { jsonObject, looseEnum } from '../../core/schema.js';
 import { STRATEGIES } from '../../core/target.js';
 import type { OpDefinition } from '../../ops/define.js';
+import { listed } from './listed-schema.js';
 
 /** Which tools a client sees: one per op, or `browser_run` plus the lifecycle (DESIGN §13). */
 export type ToolSet = 'full' | 'compact';
@@ -20,36 +21,6 @@ export const RUN_TOOL = 'browser_run';
 
 /** Ops that keep a tool of their own in the compact set: the session's lifecycle. */
 const LIFECYCLE = ['open', 'close', 'status'];
-
-/**
- * `open` arguments few calls need: the compact set leaves them out of browser_open's schema
- * (still accepted; the full schema is in swiftbrowse://ops), so every turn costs less.
- */
-const RARE_OPEN_ARGS = [
-  'backend',
-  'version',
-  'user_agent',
-  'navigation_timeout',
-  'insecure',
-  'record',
-  'page_load_timeout',
-  'script_timeout',
-  'capabilities',
-];
-
-function compactOpenTool(op: OpDefinition): Tool {
-  const tool = opTool(op);
-  const schema = structuredClone(tool.inputSchema) as Tool['inputSchema'] & {
-    additionalProperties?: boolean;
-  };
-  for (const key of RARE_OPEN_ARGS) delete schema.properties?.[key];
-  schema.additionalProperties = true;
-  return {
-    ...tool,
-    description: `${op.summary}. Also: ${RARE_OPEN_ARGS.join(', ')}`,
-    inputSchema: schema,
-  };
-}
 
 const keysOf = (op: OpDefinition) => Object.keys(op.args.shape);
 
@@ -71,18 +42,21 @@ export function inputSchemaOf(schema: z.ZodType): Tool['inputSchema'] {
   return argsJsonSchema(schema) as Tool['inputSchema'];
 }
 
-function annotationsOf(op: OpDefinition): ToolAnnotations {
+/** Hints that differ from MCP's defaults (not read-only, destructive); the rest go unsaid. */
+function annotationsOf(op: OpDefinition): ToolAnnotations | undefined {
   if (op.readOnly) return { readOnlyHint: true };
   // batch runs acting ops, and close throws away the tabs and logins the user had.
-  return { destructiveHint: op.acts || op.name === 'batch' || op.name === 'close' };
+  const destructive = op.acts || op.name === 'batch' || op.name === 'close';
+  return destructive ? undefined : { destructiveHint: false };
 }
 
 function opTool(op: OpDefinition): Tool {
+  const annotations = annotationsOf(op);
   return {
     name: `${TOOL_PREFIX}${op.name}`,
     description: op.summary,
     inputSchema: inputSchemaOf(op.args),
-    annotations: annotationsOf(op),
+    ...(annotations ? { annotations } : {}),
   };
 }
 
@@ -133,20 +107,17 @@ function runTool(ops: ReadonlyMap<string, OpDefinition>): Tool {
     name: RUN_TOOL,
     description,
     inputSchema: inputSchemaOf(runSchema(ops)),
-    annotations: { destructiveHint: true },
   };
 }
 
 /** The tools of a set, derived from the op registry: nothing here is written per op. */
 export function listTools(ops: ReadonlyMap<string, OpDefinition>, set: ToolSet): Tool[] {
   const all = [...ops.values()];
-  if (set === 'full') return all.map(opTool);
-  return [
-    runTool(ops),
-    ...all
-      .filter((o) => LIFECYCLE.includes(o.name))
-      .map((o) => (o.name === 'open' ? compactOpenTool(o) : opTool(o))),
-  ];
+  if (set === 'full') return listed(all.map((op) => ({ tool: opTool(op), op })));
+  return listed([
+    { tool: runTool(ops) },
+    ...all.filter((o) => LIFECYCLE.includes(o.name)).map((op) => ({ tool: opTool(op), op })),
+  ]);
 }
 
 /**
