@@ -69,7 +69,9 @@ if (gridOnly && process.env.SWIFTBROWSE_TEST_GRID_URL) {
   arms.push(
     (async () => {
       const { startGrid } = await import('../dist/test/helpers/grid.js');
-      const grid = await startGrid(8);
+      // Slots for the browsers of two files at once (flows and logs each keep up to ten open): a
+      // file queued behind another file's idle browsers would stall the arm. Idle costs memory only.
+      const grid = await startGrid(24);
       try {
         return await run('grid', e2e, {
           SWIFTBROWSE_TEST_BACKEND: 'grid',
