@@ -48,12 +48,6 @@ const NOT_ON_GRID = {
     'kills the local Chromium process to test recovery; a Grid browser is a node process',
   'restart.test.js': 'starts its own servers on the local backend; grid.test.js covers re-attach',
   'policy.test.js': 'redirect and script navigations are intercepted on Playwright only so far',
-  'secrets.test.js': 'not yet ported to the grid arm',
-  'files.test.js': 'not yet ported to the grid arm (grid.test.js covers managed downloads)',
-  'flows.test.js': 'not yet ported to the grid arm',
-  'flows-mcp.test.js': 'not yet ported to the grid arm',
-  'test-runner.test.js': 'not yet ported to the grid arm',
-  'logs.test.js': 'frames are not scaled on WebDriver; not yet ported to the grid arm',
   'bench-smoke.test.js': 'measures the local backend against Playwright MCP',
   'reading.test.js':
     "hangs on the Grid in 'changes after every action' (found at the merge; to investigate)",
@@ -75,7 +69,9 @@ if (gridOnly && process.env.SWIFTBROWSE_TEST_GRID_URL) {
   arms.push(
     (async () => {
       const { startGrid } = await import('../dist/test/helpers/grid.js');
-      const grid = await startGrid(8);
+      // Slots for the browsers of two files at once (flows and logs each keep up to ten open): a
+      // file queued behind another file's idle browsers would stall the arm. Idle costs memory only.
+      const grid = await startGrid(24);
       try {
         return await run('grid', e2e, {
           SWIFTBROWSE_TEST_BACKEND: 'grid',

@@ -90,6 +90,14 @@ export interface TabActivity {
 export const SECRET_FIELD_CSS =
   '[data-swiftbrowse-secret]{color:transparent!important;-webkit-text-fill-color:transparent!important;text-shadow:none!important;caret-color:transparent!important}';
 
+/**
+ * How much a viewport capture is scaled: frames are at most `maxWidth` CSS pixels wide, whatever
+ * the viewport and the device scale factor. Every backend's captureViewport applies it.
+ */
+export function frameScale(viewportWidth: number, maxWidth: number): number {
+  return Math.min(1, maxWidth / viewportWidth);
+}
+
 export interface ScreenshotOptions {
   fullPage?: boolean;
   clip?: { x: number; y: number; width: number; height: number };

@@ -14,6 +14,9 @@ before(async () => {
   await mcp.connect(
     new StreamableHTTPClientTransport(new URL('/mcp?session=fm&tools=full', h.url)),
   );
+  // The browser is opened first: a Grid node on a loaded machine may take longer to start one
+  // than the MCP client's 60 s request limit, and these tests are about the runs.
+  await mcp.callTool({ name: 'browser_open', arguments: {} }, undefined, { timeout: 300_000 });
 });
 after(async () => {
   await mcp.close();

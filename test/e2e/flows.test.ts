@@ -269,10 +269,11 @@ describe('save, list, get, run, report', () => {
   });
 
   test('an assert with stable_for rejects an SPA shell painted before a redirect', async () => {
-    // The signed-in shell paints at once, then the auth guard sends the browser to the login page.
+    // The signed-in shell paints at once, then the auth guard sends the browser to the login page
+    // (after 6 s: a Grid browser on a loaded machine can take seconds between load and first check).
     h.server.setContent(
       '/shell.html',
-      `<h1>Dashboard</h1><p>Welcome back</p><script>setTimeout(() => location.replace('/login.html'), 3000)</script>`,
+      `<h1>Dashboard</h1><p>Welcome back</p><script>setTimeout(() => location.replace('/login.html'), 6000)</script>`,
     );
     const flow = (stable: boolean) => ({
       name: stable ? 'guard-stable' : 'guard-racy',
@@ -282,8 +283,8 @@ describe('save, list, get, run, report', () => {
           op: 'assert',
           args: {
             text_visible: 'Welcome back',
-            timeout: 6000,
-            ...(stable ? { stable_for: 4000 } : {}),
+            timeout: 10_000,
+            ...(stable ? { stable_for: 8000 } : {}),
             message: 'Not signed in: run the login flow first.',
           },
         },

@@ -16,13 +16,14 @@ const PASSWORD = 'Tr0ub4dor&3-never-in-a-log';
 let h: Harness;
 before(async () => {
   h = await startHarness();
+  // Sign in writes above the cover, so the change it makes is on screen on every backend.
   h.server.setContent(
     '/login.html',
     `<title>Sign in</title>
      <label>Email <input id=email></label>
      <label>Password <input id=pw type=password></label>
      <button id=noop>Nothing</button>
-     <button onclick="document.body.append('Signed in')">Sign in</button>
+     <button onclick="document.body.prepend('Signed in ')">Sign in</button>
      <div style="margin-top:40px"><button>Pay</button></div>
      <div id=cover style="position:fixed;left:0;top:30px;width:100%;height:80px;background:#fc0">Ad</div>`,
   );

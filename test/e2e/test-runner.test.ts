@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import type { TestRunReport } from '../../src/flows/test-report.js';
+import { backendEnv } from '../helpers/backend.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 
 const MAIN = fileURLToPath(new URL('../../src/surfaces/cli/main.js', import.meta.url));
@@ -25,6 +26,8 @@ function cli(args: string[]): Promise<{ code: number; out: string }> {
   for (const [k, v] of Object.entries(process.env))
     if (v !== undefined && !k.startsWith('SWIFTBROWSE_')) env[k] = v;
   env.DATA_DIR = join(work, 'data');
+  // `swiftbrowse test` drives the same backend as this arm of the suite.
+  Object.assign(env, backendEnv());
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [MAIN, ...args], {
       env,

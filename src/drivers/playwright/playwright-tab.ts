@@ -11,6 +11,7 @@ import { OpError } from '../../core/errors.js';
 import {
   RESOURCE_TYPES,
   SECRET_FIELD_CSS,
+  frameScale,
   type BrowserTab,
   type ConsoleEntry,
   type ConsoleLevel,
@@ -273,7 +274,7 @@ export class PlaywrightTab implements BrowserTab {
       const metrics = await cdp.send('Page.getLayoutMetrics');
       const css = metrics.cssVisualViewport;
       // clip.scale counts CSS pixels, so the image is CSS-sized whatever the device scale factor.
-      const scale = Math.min(1, options.maxWidth / css.clientWidth);
+      const scale = frameScale(css.clientWidth, options.maxWidth);
       const { data } = await this.withSecretsBlanked(() =>
         cdp.send('Page.captureScreenshot', {
           format: 'jpeg',

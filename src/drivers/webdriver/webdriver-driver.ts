@@ -130,9 +130,10 @@ export class WebDriverSession implements BrowserSession, TabHost {
     bidi.on<{ context: string }>('browsingContext.userPromptClosed', (e) =>
       this.tabOf(e.context)?.onPromptClosed(),
     );
-    bidi.on<{ navigation?: string; suggestedFilename?: string }>(
+    bidi.on<{ navigation?: string; suggestedFilename?: string; context?: string; url?: string }>(
       'browsingContext.downloadWillBegin',
       (e) => {
+        if (e.url) this.tabOf(e.context)?.onDownload(e.url);
         const record: DownloadRecord = { name: e.suggestedFilename ?? 'download', state: 'saving' };
         this.downloadList.push(record);
         if (e.navigation) this.pendingDownloads.set(e.navigation, record);

@@ -16,11 +16,13 @@ import {
   type ScreenshotOptions,
   type TabActivity,
   SECRET_FIELD_CSS,
+  frameScale,
 } from '../driver.js';
 import { pageApiExpression } from '../page-script.js';
 import { BidiError, fromRemote, type Bidi, type RemoteValue } from './bidi.js';
 import { fromWebDriver } from './errors.js';
 import { textKeys, webdriverKey } from './keys.js';
+import { scaleToJpeg } from './scaled-capture.js';
 
 /** What the session needs from a tab's owner: file input goes through classic WebDriver. */
 export interface TabHost {
@@ -79,6 +81,8 @@ export class WebDriverTab implements BrowserTab {
   private readonly entries = new Map<string, NetworkEntry>();
   private navigations = 0;
   private lastNavigation?: NavigationOutcome & { url: string };
+  /** URLs that turned into downloads: the browser aborts their navigation, the page stays. */
+  private readonly downloadUrls = new Set<string>();
   private dialog?: PromptOpened;
   private armed?: DialogAnswer;
   private readonly dialogListeners = new Set<() => void>();
@@ -146,7 +150,15 @@ export class WebDriverTab implements BrowserTab {
       entry.failure = failure;
       entry.duration_ms = Math.max(0, Date.now() - entry.at);
     }
-    if (topLevel && e.navigation) this.lastNavigation = { url: e.request.url, error: failure };
+    if (topLevel && e.navigation && !this.downloadUrls.has(e.request.url))
+      this.lastNavigation = { url: e.request.url, error: failure };
+  }
+
+  /** A navigation that became a download is aborted by the browser: not a failed load. */
+  onDownload(url: string): void {
+    this.downloadUrls.add(url);
+    if (this.lastNavigation?.url === url && this.lastNavigation.error)
+      this.lastNavigation = { url };
   }
 
   onLog(e: LogEntry): void {
@@ -473,9 +485,12 @@ export class WebDriverTab implements BrowserTab {
     }
   }
 
-  /** BiDi has no scaled capture: frames are viewport-sized here (1280 px wide by default). */
-  captureViewport(options: { maxWidth: number; quality: number }): Promise<Buffer> {
-    return this.screenshot({ type: 'jpeg', quality: options.quality });
+  async captureViewport(options: { maxWidth: number; quality: number }): Promise<Buffer> {
+    if (frameScale(this.size.width, options.maxWidth) === 1)
+      return this.screenshot({ type: 'jpeg', quality: options.quality });
+    // BiDi captures only at full size: a lossless capture is scaled and encoded once, in the browser.
+    const png = await this.screenshot({ type: 'png' });
+    return scaleToJpeg(this.bidi, this.context, png, options);
   }
 
   screenshot(options: ScreenshotOptions): Promise<Buffer> {
