@@ -101,6 +101,7 @@ describe('tools derived from the registry', () => {
       assert.deepEqual(click.inputSchema.required, ['target']);
       // Destructive is MCP's default for a tool that is not read-only: left unsaid.
       assert.equal(click.annotations, undefined);
+      assert.equal(tools.find((t) => t.name === 'browser_flow_delete')!.annotations, undefined);
       assert.equal(
         tools.find((t) => t.name === 'browser_assert')!.annotations?.destructiveHint,
         false,

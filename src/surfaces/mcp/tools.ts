@@ -45,8 +45,9 @@ export function inputSchemaOf(schema: z.ZodType): Tool['inputSchema'] {
 /** Hints that differ from MCP's defaults (not read-only, destructive); the rest go unsaid. */
 function annotationsOf(op: OpDefinition): ToolAnnotations | undefined {
   if (op.readOnly) return { readOnlyHint: true };
-  // batch runs acting ops, and close throws away the tabs and logins the user had.
-  const destructive = op.acts || op.name === 'batch' || op.name === 'close';
+  // batch runs acting ops, close throws away the tabs and logins the user had, and a deleted
+  // flow is gone for every session that ran it.
+  const destructive = op.acts || ['batch', 'close', 'flow_delete'].includes(op.name);
   return destructive ? undefined : { destructiveHint: false };
 }
 
