@@ -153,7 +153,7 @@ export function render(r: Results): string {
     out.push('');
     out.push(
       `Per-op overhead (MCP stdio round trip vs in-process playwright-core, median of ${o.iterations}): raw fill ${o.raw.fill} / click ${o.raw.click} ms; ` +
-        `SwiftBrowse diff:false fill ${o.noDiff.fill} / click ${o.noDiff.click} ms (overhead ${o.overheadNoDiffMs} ms); with diff fill ${o.withDiff.fill} / click ${o.withDiff.click} ms (the diff costs ${o.diffCostMs} ms/op)`,
+        `SwiftBrowse diff:false fill ${o.noDiff.fill} / click ${o.noDiff.click} ms (overhead ${o.overheadNoDiffMs} ms); the same with LOG_FRAMES=false fill ${o.noDiffNoFrames.fill} / click ${o.noDiffNoFrames.click} ms (overhead ${o.overheadNoFramesMs} ms); with diff fill ${o.withDiff.fill} / click ${o.withDiff.click} ms (the diff costs ${o.diffCostMs} ms/op)`,
     );
   }
   if (r.walk) {

@@ -19,8 +19,11 @@ export interface OverheadFigures {
   /** Median client round trip per op, ms. */
   raw: { fill: number; click: number };
   noDiff: { fill: number; click: number };
+  /** diff: false with LOG_FRAMES=false: no session-log screenshot after each op. */
+  noDiffNoFrames: { fill: number; click: number };
   withDiff: { fill: number; click: number };
   overheadNoDiffMs: number;
+  overheadNoFramesMs: number;
   diffCostMs: number;
 }
 
@@ -53,28 +56,39 @@ export async function measureOverhead(
   const browser = await chromium.launch({ executablePath: findBrowser(), args: CHROMIUM_ARGS });
   const page = await browser.newPage();
   await page.goto(url);
-  const raw = { fill: [] as number[], click: [] as number[] };
-  for (let i = 0; i < iterations; i++) {
-    raw.fill.push(await timeIt(() => page.getByLabel('Note').fill(`note ${i}`)));
-    raw.click.push(await timeIt(() => page.getByRole('button', { name: 'Add' }).click()));
-  }
-
   const sb = new SwiftBrowseAgent({ tools: 'compact', env: { DATA_DIR: dataDir } });
   await sb.start(url);
-  const sbRun = async (diff: boolean) => {
-    const out = { fill: [] as number[], click: [] as number[] };
-    for (let i = 0; i < iterations; i++) {
-      out.fill.push(
-        await timeIt(() => sb.run('fill', { target: { label: 'Note' }, value: `note ${i}`, diff })),
-      );
-      out.click.push(
-        await timeIt(() => sb.run('click', { target: { role: 'button', name: 'Add' }, diff })),
-      );
-    }
-    return out;
+  // The same pipeline without the session log's frames (LOG_FRAMES=false): what the audit trail's
+  // screenshot after each op costs the op that follows it.
+  const bare = new SwiftBrowseAgent({
+    tools: 'compact',
+    env: { DATA_DIR: `${dataDir}-noframes`, LOG_FRAMES: 'false' },
+  });
+  await bare.start(url);
+  const viaMcp = (agent: SwiftBrowseAgent, diff: boolean) => ({
+    fill: (i: number) => agent.run('fill', { target: { label: 'Note' }, value: `note ${i}`, diff }),
+    click: () => agent.run('click', { target: { role: 'button', name: 'Add' }, diff }),
+  });
+  const ways = {
+    raw: {
+      fill: (i: number) => page.getByLabel('Note').fill(`note ${i}`),
+      click: () => page.getByRole('button', { name: 'Add' }).click(),
+    },
+    noDiff: viaMcp(sb, false),
+    noDiffNoFrames: viaMcp(bare, false),
+    withDiff: viaMcp(sb, true),
   };
-  const noDiff = await sbRun(false);
-  const withDiff = await sbRun(true);
+  type Way = keyof typeof ways;
+  const times = Object.fromEntries(
+    Object.keys(ways).map((w) => [w, { fill: [] as number[], click: [] as number[] }]),
+  ) as Record<Way, { fill: number[]; click: number[] }>;
+  // Interleaved, so a change in the machine's load falls on every way alike.
+  for (let i = 0; i < iterations; i++)
+    for (const way of Object.keys(ways) as Way[]) {
+      times[way].fill.push(await timeIt(() => ways[way].fill(i)));
+      times[way].click.push(await timeIt(() => ways[way].click()));
+    }
+  await bare.stop();
   const med = (x: { fill: number[]; click: number[] }) => ({
     fill: round(median(x.fill), 1),
     click: round(median(x.click), 1),
@@ -82,11 +96,13 @@ export async function measureOverhead(
   const all = (x: { fill: number[]; click: number[] }) => median([...x.fill, ...x.click]);
   const overhead: OverheadFigures = {
     iterations,
-    raw: med(raw),
-    noDiff: med(noDiff),
-    withDiff: med(withDiff),
-    overheadNoDiffMs: round(all(noDiff) - all(raw), 1),
-    diffCostMs: round(all(withDiff) - all(noDiff), 1),
+    raw: med(times.raw),
+    noDiff: med(times.noDiff),
+    noDiffNoFrames: med(times.noDiffNoFrames),
+    withDiff: med(times.withDiff),
+    overheadNoDiffMs: round(all(times.noDiff) - all(times.raw), 1),
+    overheadNoFramesMs: round(all(times.noDiffNoFrames) - all(times.raw), 1),
+    diffCostMs: round(all(times.withDiff) - all(times.noDiff), 1),
   };
 
   const bundle = readFileSync(new URL('../../page/injected.js', import.meta.url), 'utf8');
