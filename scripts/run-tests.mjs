@@ -55,8 +55,6 @@ const NOT_ON_GRID = {
   'test-runner.test.js': 'not yet ported to the grid arm',
   'logs.test.js': 'frames are not scaled on WebDriver; not yet ported to the grid arm',
   'bench-smoke.test.js': 'measures the local backend against Playwright MCP',
-  'reading.test.js':
-    "hangs on the Grid in 'changes after every action' (found at the merge; to investigate)",
 };
 const isE2e = (f) => f.includes(join('test', 'e2e'));
 const e2e = all.filter((f) => isE2e(f) && !(f.split('/').pop() in NOT_ON_GRID));

@@ -80,6 +80,9 @@ export async function startGrid(maxSessions = 8): Promise<TestGrid> {
       String(port),
       '--enable-managed-downloads',
       'true',
+      // A test that outgrows the node's slots fails with the queue-timeout error in 2 min, not 5.
+      '--session-request-timeout',
+      '120',
       '--config',
       config,
     ],
