@@ -47,7 +47,6 @@ const NOT_ON_GRID = {
   'sessions.test.js':
     'kills the local Chromium process to test recovery; a Grid browser is a node process',
   'restart.test.js': 'starts its own servers on the local backend; grid.test.js covers re-attach',
-  'policy.test.js': 'redirect and script navigations are intercepted on Playwright only so far',
   'secrets.test.js': 'not yet ported to the grid arm',
   'files.test.js': 'not yet ported to the grid arm (grid.test.js covers managed downloads)',
   'flows.test.js': 'not yet ported to the grid arm',
