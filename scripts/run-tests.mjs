@@ -44,8 +44,6 @@ const only = process.argv.slice(2);
 const all = only.length ? only : testFiles('dist/test').sort();
 // Files the grid arm does not run yet, each with why; the allow-list for whole files.
 const NOT_ON_GRID = {
-  'sessions.test.js':
-    'kills the local Chromium process to test recovery; a Grid browser is a node process',
   'restart.test.js': 'starts its own servers on the local backend; grid.test.js covers re-attach',
   'secrets.test.js': 'not yet ported to the grid arm',
   'files.test.js': 'not yet ported to the grid arm (grid.test.js covers managed downloads)',

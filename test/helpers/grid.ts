@@ -125,3 +125,39 @@ export async function testGridUrl(): Promise<string> {
   shared ??= startGrid();
   return (await shared).url;
 }
+
+/** The browsers the Grid holds: WebDriver session id and the SwiftBrowse session it was opened for. */
+export async function gridBrowsers(gridUrl: string): Promise<{ id: string; session?: string }[]> {
+  const r = await fetch(`${gridUrl}/status`);
+  const body = (await r.json()) as {
+    value: {
+      nodes: {
+        slots: {
+          session?: { sessionId: string; capabilities?: Record<string, unknown> } | null;
+        }[];
+      }[];
+    };
+  };
+  return body.value.nodes.flatMap((n) =>
+    n.slots.flatMap((s) =>
+      s.session
+        ? [
+            {
+              id: s.session.sessionId,
+              session: s.session.capabilities?.['se:swiftbrowseSession'] as string | undefined,
+            },
+          ]
+        : [],
+    ),
+  );
+}
+
+/**
+ * Ends a SwiftBrowse session's browser behind SwiftBrowse's back, as the Grid does when it reaps
+ * an idle browser or loses its node; returns how many browsers were ended.
+ */
+export async function endGridBrowsers(gridUrl: string, session: string): Promise<number> {
+  const mine = (await gridBrowsers(gridUrl)).filter((b) => b.session === session);
+  for (const b of mine) await fetch(`${gridUrl}/session/${b.id}`, { method: 'DELETE' });
+  return mine.length;
+}

@@ -96,6 +96,15 @@ export class WebDriverSession implements BrowserSession, TabHost {
     private readonly downloadsDir: string,
   ) {
     bidi.onClose(() => (this.closed = true));
+    bidi.setLiveness(() =>
+      driver.getWindowHandle().then(
+        () => true,
+        (e: Error) =>
+          !/NoSuchSession|invalid session id|no such session|unable to find session/i.test(
+            `${e.name} ${e.message}`,
+          ),
+      ),
+    );
     bidi.on<ContextCreated>('browsingContext.contextCreated', (e) => this.onCreated(e));
     bidi.on<{ context: string }>('browsingContext.contextDestroyed', (e) => {
       const tab = this.open.get(e.context);
