@@ -44,13 +44,8 @@ const only = process.argv.slice(2);
 const all = only.length ? only : testFiles('dist/test').sort();
 // Files the grid arm does not run yet, each with why; the allow-list for whole files.
 const NOT_ON_GRID = {
-  'sessions.test.js':
-    'kills the local Chromium process to test recovery; a Grid browser is a node process',
   'restart.test.js': 'starts its own servers on the local backend; grid.test.js covers re-attach',
-  'policy.test.js': 'redirect and script navigations are intercepted on Playwright only so far',
   'bench-smoke.test.js': 'measures the local backend against Playwright MCP',
-  'reading.test.js':
-    "hangs on the Grid in 'changes after every action' (found at the merge; to investigate)",
 };
 const isE2e = (f) => f.includes(join('test', 'e2e'));
 const e2e = all.filter((f) => isE2e(f) && !(f.split('/').pop() in NOT_ON_GRID));

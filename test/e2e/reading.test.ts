@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import { startHarness, type Harness } from '../helpers/harness.js';
 import { pageValue } from '../helpers/page.js';
 
@@ -8,6 +8,8 @@ before(async () => {
   h = await startHarness();
 });
 after(() => h.close());
+// Every test has sessions of its own: give their browsers back so the Grid's slots never run out.
+afterEach(() => h.closeBrowsers());
 
 interface Changes {
   added?: string;

@@ -80,6 +80,9 @@ export async function startGrid(maxSessions = 8): Promise<TestGrid> {
       String(port),
       '--enable-managed-downloads',
       'true',
+      // A test that outgrows the node's slots fails with the queue-timeout error in 2 min, not 5.
+      '--session-request-timeout',
+      '120',
       '--config',
       config,
     ],
@@ -121,4 +124,40 @@ export async function testGridUrl(): Promise<string> {
   if (given) return given;
   shared ??= startGrid();
   return (await shared).url;
+}
+
+/** The browsers the Grid holds: WebDriver session id and the SwiftBrowse session it was opened for. */
+export async function gridBrowsers(gridUrl: string): Promise<{ id: string; session?: string }[]> {
+  const r = await fetch(`${gridUrl}/status`);
+  const body = (await r.json()) as {
+    value: {
+      nodes: {
+        slots: {
+          session?: { sessionId: string; capabilities?: Record<string, unknown> } | null;
+        }[];
+      }[];
+    };
+  };
+  return body.value.nodes.flatMap((n) =>
+    n.slots.flatMap((s) =>
+      s.session
+        ? [
+            {
+              id: s.session.sessionId,
+              session: s.session.capabilities?.['se:swiftbrowseSession'] as string | undefined,
+            },
+          ]
+        : [],
+    ),
+  );
+}
+
+/**
+ * Ends a SwiftBrowse session's browser behind SwiftBrowse's back, as the Grid does when it reaps
+ * an idle browser or loses its node; returns how many browsers were ended.
+ */
+export async function endGridBrowsers(gridUrl: string, session: string): Promise<number> {
+  const mine = (await gridBrowsers(gridUrl)).filter((b) => b.session === session);
+  for (const b of mine) await fetch(`${gridUrl}/session/${b.id}`, { method: 'DELETE' });
+  return mine.length;
 }

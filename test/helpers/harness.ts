@@ -24,6 +24,12 @@ export interface Harness {
   op(name: string, args?: unknown, session?: string): Promise<OpResponse>;
   /** A raw request to the SwiftBrowse server. */
   request(path: string, init?: RequestInit): Promise<Response>;
+  /**
+   * Ends the browser of every session `op` used since the last call. A Grid browser holds a node
+   * slot until it is closed: a file that opens more sessions than the Grid has slots would wait in
+   * the Grid's queue (see docs/grid.md) unless each test gives its browsers back.
+   */
+  closeBrowsers(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -44,19 +50,27 @@ export async function startHarness(
   const app = await createSwiftBrowse(config, logger);
   const url = await app.listen();
   const request = (path: string, init?: RequestInit) => fetch(`${url}${path}`, init);
+  const used = new Set<string>();
+  const op: Harness['op'] = async (name, args = {}, session = 't') => {
+    used.add(session);
+    const response = await request(`/browser/${name}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-session-key': session },
+      body: JSON.stringify(args),
+    });
+    return { status: response.status, body: (await response.json()) as ActionResult };
+  };
   return {
     server,
     app,
     url,
     dataDir,
     request,
-    async op(name, args = {}, session = 't') {
-      const response = await request(`/browser/${name}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-session-key': session },
-        body: JSON.stringify(args),
-      });
-      return { status: response.status, body: (await response.json()) as ActionResult };
+    op,
+    async closeBrowsers() {
+      const sessions = [...used];
+      used.clear();
+      await Promise.all(sessions.map((s) => op('close', {}, s)));
     },
     async close() {
       await app.close();

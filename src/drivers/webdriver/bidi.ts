@@ -29,6 +29,9 @@ export class BidiError extends Error {
   }
 }
 
+/** A command unanswered this long makes the connection ask whether its browser still exists. */
+const PROBE_EVERY_MS = 2000;
+
 /** Events SwiftBrowse listens to, for every context of the session. */
 const EVENTS = ['browsingContext', 'log.entryAdded', 'network'];
 
@@ -36,6 +39,8 @@ const EVENTS = ['browsingContext', 'log.entryAdded', 'network'];
 export class Bidi {
   private closed = false;
   private readonly closeListeners: (() => void)[] = [];
+  private alive?: () => Promise<boolean>;
+  private readonly pending = new Set<(error: Error) => void>();
 
   private constructor(private readonly connection: SeleniumBidi) {
     connection.on('error', () => undefined);
@@ -56,7 +61,18 @@ export class Bidi {
   private markClosed(): void {
     if (this.closed) return;
     this.closed = true;
+    const gone = new BidiError('invalid session id', 'the browser is gone (its session ended)');
+    for (const reject of this.pending) reject(gone);
     for (const l of this.closeListeners) l();
+  }
+
+  /**
+   * How to tell a slow browser from a gone one. A Grid that ends a session (reaped, node lost)
+   * leaves this socket open and its commands unanswered; a command waiting past PROBE_EVERY_MS
+   * asks `alive` and, when the session is gone, fails as a closed connection instead of hanging.
+   */
+  setLiveness(alive: () => Promise<boolean>): void {
+    this.alive = alive;
   }
 
   onClose(listener: () => void): void {
@@ -68,7 +84,26 @@ export class Bidi {
   }
 
   async call<T = Record<string, unknown>>(method: string, params: unknown): Promise<T> {
-    const response = await this.connection.send({ method, params });
+    if (this.closed)
+      throw new BidiError('invalid session id', 'the browser is gone (its session ended)');
+    const sent = this.connection.send({ method, params });
+    let reject = (_: Error) => {};
+    const gone = new Promise<never>((_, r) => (reject = r));
+    this.pending.add(reject);
+    const probe = setInterval(() => {
+      void this.alive?.().then(
+        (yes) => yes || this.markClosed(),
+        () => undefined,
+      );
+    }, PROBE_EVERY_MS);
+    sent.catch(() => undefined);
+    let response: BidiResponse;
+    try {
+      response = await Promise.race([sent, gone]);
+    } finally {
+      clearInterval(probe);
+      this.pending.delete(reject);
+    }
     if (response.type === 'error')
       throw new BidiError(response.error ?? 'unknown error', response.message ?? '');
     return response.result as T;

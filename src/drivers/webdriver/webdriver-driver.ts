@@ -18,6 +18,7 @@ import { Bidi } from './bidi.js';
 import { buildCapabilities, type BuiltCapabilities, type SentCapability } from './capabilities.js';
 import { fromNewSession, fromWebDriver } from './errors.js';
 import { gridStatus, nodeOfSession } from './grid-status.js';
+import { NavigationGuard } from './navigation-guard.js';
 import {
   createSession,
   existingSession,
@@ -83,6 +84,7 @@ export class WebDriverSession implements BrowserSession, TabHost {
   private readonly downloadList: DownloadRecord[] = [];
   private readonly pendingDownloads = new Map<string, DownloadRecord>();
   private settling: Promise<void>[] = [];
+  private guard?: NavigationGuard;
 
   constructor(
     private readonly driver: SeleniumDriver,
@@ -94,6 +96,15 @@ export class WebDriverSession implements BrowserSession, TabHost {
     private readonly downloadsDir: string,
   ) {
     bidi.onClose(() => (this.closed = true));
+    bidi.setLiveness(() =>
+      driver.getWindowHandle().then(
+        () => true,
+        (e: Error) =>
+          !/NoSuchSession|invalid session id|no such session|unable to find session/i.test(
+            `${e.name} ${e.message}`,
+          ),
+      ),
+    );
     bidi.on<ContextCreated>('browsingContext.contextCreated', (e) => this.onCreated(e));
     bidi.on<{ context: string }>('browsingContext.contextDestroyed', (e) => {
       const tab = this.open.get(e.context);
@@ -104,9 +115,15 @@ export class WebDriverSession implements BrowserSession, TabHost {
     bidi.on<NavigationEvent>('browsingContext.navigationStarted', (e) =>
       this.open.get(e.context)?.onNavigated(e.url, true),
     );
+    // Same-document navigations commit as they start.
     for (const event of ['fragmentNavigated', 'historyUpdated'])
+      bidi.on<NavigationEvent>(`browsingContext.${event}`, (e) => {
+        this.open.get(e.context)?.onNavigated(e.url, true);
+        this.open.get(e.context)?.onUrl(e.url);
+      });
+    for (const event of ['navigationAborted', 'navigationFailed'])
       bidi.on<NavigationEvent>(`browsingContext.${event}`, (e) =>
-        this.open.get(e.context)?.onNavigated(e.url, true),
+        this.open.get(e.context)?.onNavigationFailed(),
       );
     for (const event of ['navigationCommitted', 'domContentLoaded', 'load'])
       bidi.on<NavigationEvent>(`browsingContext.${event}`, (e) =>
@@ -168,6 +185,7 @@ export class WebDriverSession implements BrowserSession, TabHost {
       return;
     }
     // A tab this server is creating is adopted by newTab(); any other was opened by the page.
+    this.guard?.watchPopup(e.context, e.url);
     void this.creating.then(() => {
       if (this.open.has(e.context) || this.closed) return;
       const tab = this.adopt(e.context, e.url);
@@ -186,7 +204,15 @@ export class WebDriverSession implements BrowserSession, TabHost {
   }
 
   /** Adopts the tabs the browser already has (one after open, any number after attach). */
-  async start(options: { setViewport: boolean; storageStatePath?: string }): Promise<void> {
+  async start(options: {
+    setViewport: boolean;
+    storageStatePath?: string;
+    refuseNavigation?: OpenOptions['refuseNavigation'];
+  }): Promise<void> {
+    if (options.refuseNavigation)
+      this.guard = await NavigationGuard.start(this.bidi, options.refuseNavigation, (c) =>
+        this.parentOf.has(c),
+      );
     const tree = await this.bidi.call<{ contexts: { context: string; url: string }[] }>(
       'browsingContext.getTree',
       { maxDepth: 0 },
@@ -392,6 +418,7 @@ export class WebDriverSession implements BrowserSession, TabHost {
 
   /** Lets go of the browser without ending it: the Grid keeps it for a re-attach after a restart. */
   async detach(): Promise<void> {
+    await this.guard?.stop();
     await this.bidi.close();
   }
 }
@@ -533,7 +560,11 @@ export class WebDriverDriver implements Driver {
         options.downloadsDir,
       );
       await this.applyTimeouts(driver, options);
-      await session.start({ setViewport: true, storageStatePath: options.storageStatePath });
+      await session.start({
+        setViewport: true,
+        storageStatePath: options.storageStatePath,
+        refuseNavigation: options.refuseNavigation,
+      });
       this.track(session);
       return session;
     } catch (e) {
@@ -610,7 +641,7 @@ export class WebDriverDriver implements Driver {
       options.downloadsDir,
     );
     try {
-      await session.start({ setViewport: false });
+      await session.start({ setViewport: false, refuseNavigation: options.refuseNavigation });
     } catch {
       await bidi.close();
       return undefined;

@@ -72,6 +72,7 @@ const BUTTONS: Record<MouseButton, number> = { left: 0, middle: 1, right: 2 };
 /** One top-level browsing context (a tab) of a WebDriver BiDi session. */
 export class WebDriverTab implements BrowserTab {
   private currentUrl = 'about:blank';
+  private committedUrl = 'about:blank';
   private lastTitle = '';
   private closed = false;
   private size: { width: number; height: number };
@@ -108,6 +109,12 @@ export class WebDriverTab implements BrowserTab {
 
   onUrl(url: string): void {
     this.currentUrl = url;
+    this.committedUrl = url;
+  }
+
+  /** A navigation that never committed (refused by the URL policy, aborted): the page stayed. */
+  onNavigationFailed(): void {
+    this.currentUrl = this.committedUrl;
   }
 
   onRequest(e: BidiRequest): void {
