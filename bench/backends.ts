@@ -4,9 +4,9 @@
 // load; each op's figure is the median of its rounds.
 // Run: npm run build && node dist/bench/backends.js [rounds]
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { startGrid } from '../test/helpers/grid.js';
 import { startHarness, type Harness } from '../test/helpers/harness.js';
+import { freePort } from '../test/helpers/ports.js';
 
 const ROUNDS = Number(process.argv[2] ?? 5);
 
@@ -33,16 +33,6 @@ const BATCH: Step[] = [
   ['back', () => ({})],
   ['status', () => ({})],
 ];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-}
 
 async function startChromeDriver(): Promise<{ url: string; stop: () => void }> {
   const port = await freePort();

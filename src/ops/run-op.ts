@@ -84,7 +84,6 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
     timeoutMs = args.timeout ?? timeoutMs;
     conditions = args.expect;
     let delivered = false;
-    let deliveredAt: number | undefined;
     let step = 0;
     const ctx: OpContext = {
       session,
@@ -113,7 +112,6 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
       },
       delivered: () => {
         delivered = true;
-        deliveredAt = Date.now();
       },
       runNested: (name, nestedArgs, nested = {}) => {
         request.onProgress?.(nested.progress ?? `step ${++step}: ${name}`);
@@ -169,7 +167,7 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
     tab = request.session.activeTab() ?? tab;
     // Settling is measured on the tab acted on; an op that switched tabs (new_tab) already waited.
     if (before && actedOn && tab === actedOn) {
-      notes.push(...(await settle(tab, before, rt.sessions.config.settleTimeoutMs, deliveredAt)));
+      notes.push(...(await settle(tab, before, rt.sessions.config.settleTimeoutMs)));
       checkNavigation(tab, before);
     }
     if (wantChanges && tab && !tab.isClosed() && !tab.pendingDialog()) {

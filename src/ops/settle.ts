@@ -55,11 +55,9 @@ export async function settle(
   tab: BrowserTab,
   before: Baseline,
   settleTimeoutMs: number,
-  deliveredAt?: number,
 ): Promise<string[]> {
   const started = Date.now();
-  // The grace runs from the input: what the op did after it (reading a value back) counts.
-  await sleep(Math.max(0, GRACE_MS - (started - (deliveredAt ?? started))));
+  await sleep(GRACE_MS);
   const deadline = started + settleTimeoutMs;
   let mutated = false;
   let waited = false;

@@ -27,24 +27,17 @@ import {
   type TabActivity,
 } from '../driver.js';
 import { pageApiExpression } from '../page-script.js';
-import { BoundedLog } from '../bounded-log.js';
+import { TabRecord } from '../tab-record.js';
 import { fromPlaywright, isPageScriptError, stripPrefix } from './errors.js';
 
 /** One Playwright page as a Driver tab. */
 export class PlaywrightTab implements BrowserTab {
-  private requestSeq = 0;
-  private readonly inFlight = new Map<Request, number>();
-  private navigations = 0;
-  private lastNavigation?: NavigationOutcome & { url: string };
+  private readonly record = new TabRecord<Request>();
   private dialog?: Dialog;
   private lastTitle = '';
   private armed?: DialogAnswer;
   private readonly dialogListeners = new Set<() => void>();
-  private readonly consoleLog = new BoundedLog<ConsoleEntry>(LOG_LIMIT);
-  private readonly networkLog = new BoundedLog<NetworkEntry>(LOG_LIMIT);
   private readonly requestEntries = new WeakMap<Request, NetworkEntry>();
-  /** URLs that turned into downloads: their aborted navigation is not a failed load. */
-  private readonly downloadUrls = new Set<string>();
   private cdp?: Promise<CDPSession>;
 
   constructor(
@@ -55,28 +48,22 @@ export class PlaywrightTab implements BrowserTab {
     page.on('console', (m) => this.onConsole(m));
     page.on('pageerror', (e) => this.onPageError(e));
     page.on('request', (r) => {
-      this.inFlight.set(r, ++this.requestSeq);
+      this.record.requestStarted(r);
       this.onRequest(r);
     });
     page.on('requestfinished', (r) => {
-      this.inFlight.delete(r);
+      this.record.requestEnded(r);
       this.onRequestDone(r);
     });
     page.on('requestfailed', (r) => {
-      this.inFlight.delete(r);
+      this.record.requestEnded(r);
       this.onRequestDone(r, r.failure()?.errorText ?? 'failed');
-      if (
-        r.isNavigationRequest() &&
-        r.frame() === page.mainFrame() &&
-        !this.downloadUrls.has(r.url())
-      ) {
-        this.lastNavigation = { url: r.url(), error: r.failure()?.errorText ?? 'failed' };
-      }
+      if (r.isNavigationRequest() && r.frame() === page.mainFrame())
+        this.record.navigationFailed(r.url(), r.failure()?.errorText ?? 'failed');
     });
     page.on('response', (r) => {
       const req = r.request();
-      // Answered is settled: a body nobody reads, or a stream, must not hold a settle open.
-      this.inFlight.delete(req);
+      this.record.requestEnded(req);
       const entry = this.requestEntries.get(req);
       if (entry) {
         entry.status = r.status();
@@ -84,19 +71,14 @@ export class PlaywrightTab implements BrowserTab {
         if (length !== undefined && /^\d+$/.test(length)) entry.size = Number(length);
       }
       if (req.isNavigationRequest() && req.frame() === page.mainFrame()) {
-        this.lastNavigation = { url: r.url(), status: r.status() };
+        this.record.lastNavigation = { url: r.url(), status: r.status() };
       }
     });
     page.on('framenavigated', (f) => {
-      if (f === page.mainFrame()) this.navigations++;
+      if (f === page.mainFrame()) this.record.navigations++;
     });
     page.on('dialog', (d) => this.onDialog(d));
-    page.on('download', (d) => {
-      this.downloadUrls.add(d.url());
-      // The browser aborts a navigation that became a download; the page stays as it was.
-      if (this.lastNavigation?.url === d.url() && this.lastNavigation.error)
-        this.lastNavigation = { url: d.url() };
-    });
+    page.on('download', (d) => this.record.download(d.url()));
   }
 
   url(): string {
@@ -142,9 +124,9 @@ export class PlaywrightTab implements BrowserTab {
     doing: string,
     go: () => ReturnType<Page['goBack']>,
   ): Promise<NavigationOutcome | null> {
-    const before = this.navigations;
+    const before = this.record.navigations;
     const outcome = await this.navigation(doing, go);
-    return this.navigations === before && outcome.status === undefined ? null : outcome;
+    return this.record.navigations === before && outcome.status === undefined ? null : outcome;
   }
 
   private async navigation(
@@ -346,29 +328,22 @@ export class PlaywrightTab implements BrowserTab {
   }
 
   activity(since = 0): TabActivity {
-    let inFlight = 0;
-    for (const seq of this.inFlight.values()) if (seq > since) inFlight++;
-    return {
-      requestsStarted: this.requestSeq,
-      requestsInFlight: inFlight,
-      navigations: this.navigations,
-      lastNavigation: this.lastNavigation,
-    };
+    return this.record.activity(since);
   }
 
   consoleEntries(options: { clear?: boolean } = {}): EntryBuffer<ConsoleEntry> {
-    return this.consoleLog.read(options.clear ?? false);
+    return this.record.console.read(options.clear ?? false);
   }
 
   networkEntries(options: { clear?: boolean } = {}): EntryBuffer<NetworkEntry> {
-    return this.networkLog.read(options.clear ?? false);
+    return this.record.network.read(options.clear ?? false);
   }
 
   private onConsole(m: ConsoleMessage): void {
     const level = CONSOLE_LEVEL[m.type()];
     if (!level) return;
     const { url, lineNumber } = m.location();
-    this.consoleLog.push({
+    this.record.console.push({
       level,
       text: clip(m.text()),
       source: 'console',
@@ -378,7 +353,7 @@ export class PlaywrightTab implements BrowserTab {
   }
 
   private onPageError(e: Error): void {
-    this.consoleLog.push({
+    this.record.console.push({
       level: 'error',
       text: clip(`${e.name || 'Error'}: ${e.message}`),
       source: 'pageerror',
@@ -395,7 +370,7 @@ export class PlaywrightTab implements BrowserTab {
       at: Date.now(),
     };
     this.requestEntries.set(r, entry);
-    this.networkLog.push(entry);
+    this.record.network.push(entry);
   }
 
   private onRequestDone(r: Request, failure?: string): void {
@@ -460,8 +435,6 @@ function dialogInfo(d: Dialog): DialogInfo {
   return info;
 }
 
-/** Entries kept per tab and per kind; older ones are dropped and counted. */
-const LOG_LIMIT = 500;
 /** A console message longer than this is cut, so one huge log cannot hold the memory. */
 const TEXT_LIMIT = 10_000;
 

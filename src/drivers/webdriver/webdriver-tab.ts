@@ -1,5 +1,5 @@
 import { OpError } from '../../core/errors.js';
-import { BoundedLog } from '../bounded-log.js';
+import { TabRecord } from '../tab-record.js';
 import {
   RESOURCE_TYPES,
   type BrowserTab,
@@ -65,7 +65,6 @@ interface EvaluateResult {
   exceptionDetails?: { text: string; exception?: RemoteValue };
 }
 
-const LOG_LIMIT = 500;
 const TEXT_LIMIT = 10_000;
 const BUTTONS: Record<MouseButton, number> = { left: 0, middle: 1, right: 2 };
 
@@ -77,18 +76,11 @@ export class WebDriverTab implements BrowserTab {
   private closed = false;
   private size: { width: number; height: number };
   private pointer = { x: 0, y: 0 };
-  private requestSeq = 0;
-  private readonly inFlight = new Map<string, number>();
+  private readonly record = new TabRecord<string>();
   private readonly entries = new Map<string, NetworkEntry>();
-  private navigations = 0;
-  private lastNavigation?: NavigationOutcome & { url: string };
-  /** URLs that turned into downloads: the browser aborts their navigation, the page stays. */
-  private readonly downloadUrls = new Set<string>();
   private dialog?: PromptOpened;
   private armed?: DialogAnswer;
   private readonly dialogListeners = new Set<() => void>();
-  private readonly consoleLog = new BoundedLog<ConsoleEntry>(LOG_LIMIT);
-  private readonly networkLog = new BoundedLog<NetworkEntry>(LOG_LIMIT);
 
   constructor(
     readonly id: string,
@@ -104,7 +96,7 @@ export class WebDriverTab implements BrowserTab {
 
   onNavigated(url: string, committed: boolean): void {
     this.currentUrl = url;
-    if (committed) this.navigations++;
+    if (committed) this.record.navigations++;
   }
 
   onUrl(url: string): void {
@@ -121,7 +113,7 @@ export class WebDriverTab implements BrowserTab {
     const id = e.request.request;
     // A redirect reuses the request id: the entry it started stays one entry.
     if (this.entries.has(id)) return;
-    this.inFlight.set(id, ++this.requestSeq);
+    this.record.requestStarted(id);
     const entry: NetworkEntry = {
       method: e.request.method,
       url: e.request.url,
@@ -129,12 +121,12 @@ export class WebDriverTab implements BrowserTab {
       at: e.timestamp ?? Date.now(),
     };
     this.entries.set(id, entry);
-    this.networkLog.push(entry);
+    this.record.network.push(entry);
   }
 
   onResponse(e: BidiRequest, topLevel: boolean): void {
     const id = e.request.request;
-    this.inFlight.delete(id);
+    this.record.requestEnded(id);
     const entry = this.entries.get(id);
     this.entries.delete(id);
     const status = e.response?.status;
@@ -144,12 +136,12 @@ export class WebDriverTab implements BrowserTab {
       if (typeof size === 'number' && size > 0) entry.size = size;
       entry.duration_ms = Math.max(0, Date.now() - entry.at);
     }
-    if (topLevel && e.navigation) this.lastNavigation = { url: e.request.url, status };
+    if (topLevel && e.navigation) this.record.lastNavigation = { url: e.request.url, status };
   }
 
   onFetchError(e: BidiRequest, topLevel: boolean): void {
     const id = e.request.request;
-    this.inFlight.delete(id);
+    this.record.requestEnded(id);
     const entry = this.entries.get(id);
     this.entries.delete(id);
     const failure = e.errorText ?? 'failed';
@@ -157,22 +149,19 @@ export class WebDriverTab implements BrowserTab {
       entry.failure = failure;
       entry.duration_ms = Math.max(0, Date.now() - entry.at);
     }
-    if (topLevel && e.navigation && !this.downloadUrls.has(e.request.url))
-      this.lastNavigation = { url: e.request.url, error: failure };
+    if (topLevel && e.navigation) this.record.navigationFailed(e.request.url, failure);
   }
 
   /** A navigation that became a download is aborted by the browser: not a failed load. */
   onDownload(url: string): void {
-    this.downloadUrls.add(url);
-    if (this.lastNavigation?.url === url && this.lastNavigation.error)
-      this.lastNavigation = { url };
+    this.record.download(url);
   }
 
   onLog(e: LogEntry): void {
     const frame = e.stackTrace?.callFrames?.[0];
     const where = frame?.url ? { url: frame.url, line: frame.lineNumber + 1 } : {};
     if (e.type === 'javascript') {
-      this.consoleLog.push({
+      this.record.console.push({
         level: 'error',
         text: clip(e.text ?? ''),
         source: 'pageerror',
@@ -181,7 +170,7 @@ export class WebDriverTab implements BrowserTab {
       });
       return;
     }
-    this.consoleLog.push({
+    this.record.console.push({
       level: consoleLevel(e.method, e.level),
       text: clip(e.text ?? ''),
       source: 'console',
@@ -256,8 +245,8 @@ export class WebDriverTab implements BrowserTab {
     timeoutMs: number,
   ): Promise<NavigationOutcome | null> {
     const beforeUrl = this.currentUrl;
-    const beforeNav = this.navigations;
-    const beforeOutcome = this.lastNavigation;
+    const beforeNav = this.record.navigations;
+    const beforeOutcome = this.record.lastNavigation;
     try {
       await withTimeout(
         this.bidi.call('browsingContext.traverseHistory', { context: this.context, delta }),
@@ -270,8 +259,8 @@ export class WebDriverTab implements BrowserTab {
     }
     // Traversal answers before the page it reached has loaded: wait for its document.
     await this.untilLoaded(timeoutMs, doing);
-    if (this.navigations === beforeNav && this.currentUrl === beforeUrl) return null;
-    const outcome = this.lastNavigation;
+    if (this.record.navigations === beforeNav && this.currentUrl === beforeUrl) return null;
+    const outcome = this.record.lastNavigation;
     return outcome && outcome !== beforeOutcome
       ? { status: outcome.status, error: outcome.error }
       : {};
@@ -298,7 +287,7 @@ export class WebDriverTab implements BrowserTab {
     go: () => Promise<unknown>,
   ): Promise<NavigationOutcome> {
     this.guardDialog();
-    const before = this.lastNavigation;
+    const before = this.record.lastNavigation;
     try {
       await withTimeout(go(), timeoutMs, doing);
     } catch (e) {
@@ -307,7 +296,7 @@ export class WebDriverTab implements BrowserTab {
       if (net) return { error: net[1] };
       throw fromWebDriver(e, doing);
     }
-    const outcome = this.lastNavigation;
+    const outcome = this.record.lastNavigation;
     if (!outcome || outcome === before) return {};
     if (outcome.error) return { error: outcome.error.replace(/^net::/, '') };
     return outcome.status === undefined ? {} : { status: outcome.status };
@@ -572,22 +561,15 @@ export class WebDriverTab implements BrowserTab {
   }
 
   activity(since = 0): TabActivity {
-    let inFlight = 0;
-    for (const seq of this.inFlight.values()) if (seq > since) inFlight++;
-    return {
-      requestsStarted: this.requestSeq,
-      requestsInFlight: inFlight,
-      navigations: this.navigations,
-      lastNavigation: this.lastNavigation,
-    };
+    return this.record.activity(since);
   }
 
   consoleEntries(options: { clear?: boolean } = {}): EntryBuffer<ConsoleEntry> {
-    return this.consoleLog.read(options.clear ?? false);
+    return this.record.console.read(options.clear ?? false);
   }
 
   networkEntries(options: { clear?: boolean } = {}): EntryBuffer<NetworkEntry> {
-    return this.networkLog.read(options.clear ?? false);
+    return this.record.network.read(options.clear ?? false);
   }
 
   pendingDialog(): DialogInfo | undefined {

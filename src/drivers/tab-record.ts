@@ -1,0 +1,52 @@
+import { BoundedLog } from './bounded-log.js';
+import type { ConsoleEntry, NavigationOutcome, NetworkEntry, TabActivity } from './driver.js';
+
+/** Entries kept per tab and per kind; older ones are dropped and counted. */
+const LOG_LIMIT = 500;
+
+/**
+ * What a tab has seen, kept by the same rules on every backend: requests in flight (what settling
+ * waits for), main-frame navigations and how the last load ended, console and network entries.
+ * `K` is how the driver names a request (Playwright's Request, a BiDi request id).
+ */
+export class TabRecord<K> {
+  readonly console = new BoundedLog<ConsoleEntry>(LOG_LIMIT);
+  readonly network = new BoundedLog<NetworkEntry>(LOG_LIMIT);
+  navigations = 0;
+  lastNavigation?: NavigationOutcome & { url: string };
+  private requestSeq = 0;
+  private readonly inFlight = new Map<K, number>();
+  /** URLs that turned into downloads: the browser aborts their navigation, the page stays. */
+  private readonly downloadUrls = new Set<string>();
+
+  requestStarted(key: K): void {
+    this.inFlight.set(key, ++this.requestSeq);
+  }
+
+  /** Answered is settled: a body nobody reads, or a stream, must not hold a settle open. */
+  requestEnded(key: K): void {
+    this.inFlight.delete(key);
+  }
+
+  /** A main-frame load that failed; one that became a download is not a failed load. */
+  navigationFailed(url: string, error: string): void {
+    if (!this.downloadUrls.has(url)) this.lastNavigation = { url, error };
+  }
+
+  download(url: string): void {
+    this.downloadUrls.add(url);
+    if (this.lastNavigation?.url === url && this.lastNavigation.error)
+      this.lastNavigation = { url };
+  }
+
+  activity(since = 0): TabActivity {
+    let inFlight = 0;
+    for (const seq of this.inFlight.values()) if (seq > since) inFlight++;
+    return {
+      requestsStarted: this.requestSeq,
+      requestsInFlight: inFlight,
+      navigations: this.navigations,
+      lastNavigation: this.lastNavigation,
+    };
+  }
+}
