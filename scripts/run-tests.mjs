@@ -44,7 +44,6 @@ const only = process.argv.slice(2);
 const all = only.length ? only : testFiles('dist/test').sort();
 // Files the grid arm does not run yet, each with why; the allow-list for whole files.
 const NOT_ON_GRID = {
-  'restart.test.js': 'starts its own servers on the local backend; grid.test.js covers re-attach',
   'bench-smoke.test.js': 'measures the local backend against Playwright MCP',
 };
 const isE2e = (f) => f.includes(join('test', 'e2e'));

@@ -6,8 +6,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import type { ActionResult } from '../../src/core/result.js';
+import { BACKEND, backendEnv } from '../helpers/backend.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
+import { gridBrowsers } from '../helpers/grid.js';
 import { freePort } from '../helpers/ports.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
 
@@ -64,21 +66,38 @@ describe('a restart with the Redis store', () => {
   });
 
   test('keeps every session’s settings, last URL, pointer and action count; the next op carries on', async () => {
-    const env = { REDIS_URL: redis.url, DATA_DIR: dataDir };
+    const env: Record<string, string> = {
+      REDIS_URL: redis.url,
+      DATA_DIR: dataDir,
+      ...backendEnv(),
+    };
+    // On the Grid the browser outlives the server and is re-attached; locally a new one opens.
+    const gridUrl = env.GRID_URL;
+    assert.equal(Boolean(gridUrl), BACKEND === 'grid', 'the grid arm names its Grid');
+    const browsersOf = async () =>
+      gridUrl ? (await gridBrowsers(gridUrl)).filter((b) => b.session === 'keep') : [];
     const first = await serve(env);
     const url = `${fixtures.PREFIX}/login.html`;
     await op(first.url, 'open', { width: 1000, height: 700, locale: 'de-DE' });
     await op(first.url, 'goto', { url });
+    const marked = await op(first.url, 'evaluate', {
+      script: '(window.__mark = 42, navigator.language)',
+    });
+    assert.equal((marked.data as { result: string }).result, 'de-DE');
     const hovered = await op(first.url, 'hover', { target: { role: 'button', name: 'Sign in' } });
     assert.equal(hovered.ok, true, JSON.stringify(hovered.error));
+    const before = await browsersOf();
     await first.stop();
+    assert.deepEqual(await browsersOf(), before, 'the stopped server left its Grid browser');
 
     const second = await serve(env);
     try {
-      const detail = (await (await fetch(`${second.url}/admin/sessions/keep`)).json()) as {
-        pointer?: { x: number };
-        settings: { locale: string };
-      };
+      const read = async () =>
+        (await (await fetch(`${second.url}/admin/sessions/keep`)).json()) as {
+          pointer?: { x: number; y: number };
+          settings: { locale: string };
+        };
+      const detail = await read();
       assert.equal(detail.settings.locale, 'de-DE');
       assert.ok(detail.pointer && detail.pointer.x > 0, JSON.stringify(detail));
 
@@ -88,16 +107,36 @@ describe('a restart with the Redis store', () => {
         width: 1000,
         height: 700,
       });
-      assert.equal(status.action_id, 'keep-4');
-      const next = await op(second.url, 'evaluate', { script: 'navigator.language' });
+      assert.equal(status.action_id, 'keep-5');
+      const next = await op(second.url, 'evaluate', {
+        script: '[navigator.language, innerWidth, innerHeight, window.__mark ?? null]',
+      });
       assert.equal(next.ok, true, JSON.stringify(next.error));
+      assert.equal(next.action_id, 'keep-6');
       assert.equal(next.page?.url, url);
-      assert.equal((next.data as { result: string }).result, 'de-DE');
-      assert.ok(
-        next.notes?.some((n) => n.startsWith('resumed: the server restarted')),
-        JSON.stringify(next.notes),
-      );
+      if (BACKEND === 'grid') {
+        // The same browser, its page untouched: same WebDriver session, no second browser.
+        assert.equal(before.length, 1, JSON.stringify(before));
+        assert.deepEqual(await browsersOf(), before);
+        assert.deepEqual((next.data as { result: unknown }).result, ['de-DE', 1000, 700, 42]);
+        assert.ok(
+          next.notes?.some((n) => n.startsWith('reattached: the server restarted')),
+          JSON.stringify(next.notes),
+        );
+        assert.deepEqual((await read()).pointer, detail.pointer, 'the mouse is still there');
+      } else {
+        // A new browser on the last URL: the old page's state is gone.
+        assert.deepEqual((next.data as { result: unknown }).result, ['de-DE', 1000, 700, null]);
+        assert.ok(
+          next.notes?.some((n) => n.startsWith('resumed: the server restarted')),
+          JSON.stringify(next.notes),
+        );
+      }
+      // Closed, not stopped: a durable store would leave the Grid browser for a next server.
+      assert.equal((await op(second.url, 'close', {})).ok, true);
+      assert.deepEqual(await browsersOf(), []);
     } finally {
+      await op(second.url, 'close', {}).catch(() => undefined);
       await second.stop();
     }
   });
@@ -143,7 +182,7 @@ describe('the admin API', () => {
       running: { browser: string };
       tabs: unknown[];
     };
-    assert.equal(detail.running.browser, 'chromium');
+    assert.equal(detail.running.browser, BACKEND === 'grid' ? 'chrome' : 'chromium');
     assert.equal(detail.tabs.length, 1);
 
     const ended = await call('/admin/sessions/watched/browser', 'operator-secret', 'DELETE');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { BACKEND, skipOn } from '../helpers/backend.js';
+import { BACKEND } from '../helpers/backend.js';
 import { killBrowsers } from '../helpers/browser-process.js';
 import { endGridBrowsers, testGridUrl } from '../helpers/grid.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
@@ -114,27 +114,21 @@ for (const store of ['memory', 'redis'] as const) {
       await h.op('close', {}, s);
     });
 
-    test(
-      'state_save writes cookies to the session files; open storage_state starts from them',
-      {
-        skip: skipOn('grid', 'grid-storage-state'),
-      },
-      async () => {
-        const s = `state-${store}`;
-        await h.op('goto', { url: `${h.server.PREFIX}/login.html` }, s);
-        await value(s, "document.cookie = 'token=kept; max-age=3600'; 1");
-        const saved = await h.op('state_save', { name: 'login.json' }, s);
-        assert.equal(saved.body.data?.cookies, 1, JSON.stringify(saved.body));
-        const reopened = await h.op('open', { storage_state: 'login.json' }, s);
-        assert.ok(reopened.body.notes?.some((n) => n.startsWith('restarted')));
-        await h.op('goto', { url: `${h.server.PREFIX}/login.html` }, s);
-        assert.equal(await value(s, 'document.cookie'), 'token=kept');
-        const missing = await h.op('open', { storage_state: 'nope.json' }, s);
-        assert.equal(missing.body.error?.kind, 'invalid_argument');
-        assert.match(missing.body.error!.message, /state_save/);
-        await h.op('close', {}, s);
-      },
-    );
+    test('state_save writes cookies to the session files; open storage_state starts from them', async () => {
+      const s = `state-${store}`;
+      await h.op('goto', { url: `${h.server.PREFIX}/login.html` }, s);
+      await value(s, "document.cookie = 'token=kept; max-age=3600'; 1");
+      const saved = await h.op('state_save', { name: 'login.json' }, s);
+      assert.equal(saved.body.data?.cookies, 1, JSON.stringify(saved.body));
+      const reopened = await h.op('open', { storage_state: 'login.json' }, s);
+      assert.ok(reopened.body.notes?.some((n) => n.startsWith('restarted')));
+      await h.op('goto', { url: `${h.server.PREFIX}/login.html` }, s);
+      assert.equal(await value(s, 'document.cookie'), 'token=kept');
+      const missing = await h.op('open', { storage_state: 'nope.json' }, s);
+      assert.equal(missing.body.error?.kind, 'invalid_argument');
+      assert.match(missing.body.error!.message, /state_save/);
+      await h.op('close', {}, s);
+    });
   });
 }
 

@@ -13,8 +13,6 @@ export const SKIP_REASONS = {
   'local-profile':
     'a persistent profile is a directory on this machine; a Grid browser runs on a node',
   'local-executable': 'BROWSER_PATH and the local Chromium launch do not apply to a Grid browser',
-  'grid-storage-state':
-    'on the Grid, cookies restored from a storage state are not sent to the page yet (a known bug, see README Known gaps)',
   'grid-only':
     'this file tests the Grid backend itself (attach, managed downloads, node refusals); the grid arm runs it',
 } as const;

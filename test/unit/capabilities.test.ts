@@ -202,6 +202,15 @@ describe('vendor block merge', () => {
     ]);
   });
 
+  test('locale on Chromium: --lang and the accept-languages pref the page reads', () => {
+    const v = build({ locale: 'de-DE' }).capabilities['goog:chromeOptions'] as {
+      args: string[];
+      prefs: Record<string, unknown>;
+    };
+    assert.ok(v.args.includes('--lang=de-DE'), JSON.stringify(v.args));
+    assert.equal(v.prefs['intl.accept_languages'], 'de-DE');
+  });
+
   test('ignored lists a pref only when the losing value differs from the winner', () => {
     const b = build({
       raw: { 'goog:chromeOptions': { prefs: { credentials_enable_service: false } } },

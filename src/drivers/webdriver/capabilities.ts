@@ -120,7 +120,11 @@ function optionVendor(browser: GridBrowser, inputs: CapabilityInputs): Vendor {
     if (inputs.userAgent) out.prefs['general.useragent.override'] = inputs.userAgent;
   } else {
     if (inputs.headless) out.args.push('--headless=new');
-    if (inputs.locale) out.args.push(`--lang=${inputs.locale}`);
+    // `--lang` alone leaves a Linux node's navigator.language at its own; the pref sets it.
+    if (inputs.locale) {
+      out.args.push(`--lang=${inputs.locale}`);
+      out.prefs['intl.accept_languages'] = inputs.locale;
+    }
     if (inputs.userAgent) out.args.push(`--user-agent=${inputs.userAgent}`);
   }
   return out;

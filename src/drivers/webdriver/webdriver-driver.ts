@@ -444,6 +444,15 @@ interface PlaywrightCookie {
   sameSite: 'Strict' | 'Lax' | 'None';
 }
 
+/**
+ * SameSite=None without Secure: Chromium refuses to store such a cookie, and its BiDi reports a
+ * cookie set without SameSite this way. Chromium treats that cookie as Lax, so it is saved and
+ * restored as Lax (what Playwright writes for it), not silently dropped on restore.
+ */
+function insecureNone(sameSite: string | undefined, secure: boolean): boolean {
+  return sameSite?.toLowerCase() === 'none' && !secure;
+}
+
 function toPlaywrightCookie(c: BidiCookie): PlaywrightCookie {
   const sameSite = { strict: 'Strict', lax: 'Lax', none: 'None' } as const;
   return {
@@ -455,7 +464,7 @@ function toPlaywrightCookie(c: BidiCookie): PlaywrightCookie {
     expires: c.expiry ?? -1,
     httpOnly: c.httpOnly,
     secure: c.secure,
-    sameSite: sameSite[c.sameSite] ?? 'Lax',
+    sameSite: insecureNone(c.sameSite, c.secure) ? 'Lax' : (sameSite[c.sameSite] ?? 'Lax'),
   };
 }
 
@@ -467,7 +476,7 @@ function fromPlaywrightCookie(c: PlaywrightCookie): Record<string, unknown> {
     path: c.path,
     httpOnly: c.httpOnly,
     secure: c.secure,
-    sameSite: (c.sameSite ?? 'Lax').toLowerCase(),
+    sameSite: insecureNone(c.sameSite, c.secure) ? 'lax' : (c.sameSite ?? 'Lax').toLowerCase(),
     ...(c.expires > 0 ? { expiry: Math.round(c.expires) } : {}),
   };
 }
