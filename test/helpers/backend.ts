@@ -10,9 +10,6 @@ export const BACKEND: TestBackend =
 
 /** Every reason a test may be skipped on a backend; nothing else is allowed. */
 export const SKIP_REASONS = {
-  'local-profile':
-    'a persistent profile is a directory on this machine; a Grid browser runs on a node',
-  'local-executable': 'BROWSER_PATH and the local Chromium launch do not apply to a Grid browser',
   'grid-only':
     'this file tests the Grid backend itself (attach, managed downloads, node refusals); the grid arm runs it',
 } as const;
