@@ -268,8 +268,10 @@ describe('files, screenshots, evaluate', () => {
 
   test('resize changes the viewport', async () => {
     await open('login.html');
-    await h.op('resize', { width: 640, height: 480 });
-    assert.equal(await pageValue(h, 'innerWidth'), 640);
+    const r = await h.op('resize', { width: 640, height: 480 });
+    assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
+    assert.deepEqual(r.body.data?.viewport, { width: 640, height: 480 });
+    assert.equal(await pageValue(h, 'innerWidth'), 640, JSON.stringify(r.body));
   });
 
   test('back, forward and reload move through the history', async () => {
