@@ -150,6 +150,17 @@ export class SessionManager {
       if (attached) {
         this.adopt(session, attached, true);
         notes.push(`reattached: the server restarted and found this session's browser again`);
+        // The policy may have changed while no server held the browser: a refused page goes.
+        for (const tab of attached.tabs()) {
+          const refused = refusedBy(this.policy, tab.url());
+          if (!refused) continue;
+          notes.push(
+            `restore_refused: ${tab.url()} in tab ${tab.id} is now outside the URL policy (${refused}); the tab was emptied`,
+          );
+          await tab
+            .goto('about:blank', session.settings.navigationTimeoutMs)
+            .catch(() => undefined);
+        }
         return { browser: attached, opened: false };
       }
       session.handle = undefined;
