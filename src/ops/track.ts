@@ -1,7 +1,7 @@
 import type { BrowserTab } from '../drivers/driver.js';
 import { callPage } from '../drivers/page-script.js';
 import type { TrackRequest } from '../page/reading.js';
-import { parseAddress, renderTrack, type TrackLine } from '../page/track-format.js';
+import { fittingPrefix, parseAddress, renderTrack, type TrackLine } from '../page/track-format.js';
 import type { ReadingMemory, TrackSnapshot } from '../sessions/reading-memory.js';
 import type { Baseline } from './settle.js';
 
@@ -88,13 +88,7 @@ export function cutLines(
 ): { text: string; shown: TrackLine[]; rest?: RestCall } {
   const text = renderTrack(lines);
   if (text.length <= maxChars) return { text, shown: lines };
-  let fits = 0;
-  let over = lines.length;
-  while (over - fits > 1) {
-    const mid = (fits + over) >> 1;
-    if (renderTrack(lines.slice(0, mid)).length <= maxChars) fits = mid;
-    else over = mid;
-  }
+  const fits = fittingPrefix(lines, maxChars);
   // One line longer than the budget: it is cut, so the reader still gets a start.
   if (fits === 0)
     return { text: cut(text, maxChars).text, shown: lines.slice(0, 1), rest: restAfter(lines[0]) };

@@ -7,7 +7,7 @@
 // replaced elements that checkVisibility() already knows.)
 import { addressOf, bodyOf, elementIndex, frameBody, normalize, ownText } from './address.js';
 import { isSecretField } from './secret-fields.js';
-import { childAddress, renderTrack } from './track-format.js';
+import { childAddress, fittingPrefix, renderTrack } from './track-format.js';
 import type { SkippedFrame, TextTrack, TrackLine } from './track-format.js';
 
 export { addressOf, fingerprintOf, printOf, resolveAddress } from './address.js';
@@ -440,15 +440,7 @@ function slottedAddress(w: Walk, el: Element): string | null {
 }
 
 function fitBudget(lines: TrackLine[], maxChars: number): { lines: TrackLine[]; text: string } {
-  // Rendering only grows as lines are added, so the longest prefix that fits is a binary search.
-  let lo = 0;
-  let hi = lines.length;
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >> 1;
-    if (renderTrack(lines.slice(0, mid)).length <= maxChars) lo = mid;
-    else hi = mid;
-  }
-  const kept = lines.slice(0, lo);
+  const kept = lines.slice(0, fittingPrefix(lines, maxChars));
   return { lines: kept, text: renderTrack(kept) };
 }
 

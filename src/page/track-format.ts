@@ -237,3 +237,18 @@ export function parseTrackText(text: string): TrackLine[] {
   }
   return lines;
 }
+
+/**
+ * How many leading lines render within `maxChars`, for lines whose whole rendering does not fit.
+ * Rendering only grows as lines are added, so the longest prefix that fits is a binary search.
+ */
+export function fittingPrefix(lines: TrackLine[], maxChars: number): number {
+  let fits = 0;
+  let over = lines.length;
+  while (over - fits > 1) {
+    const mid = (fits + over) >> 1;
+    if (renderTrack(lines.slice(0, mid)).length <= maxChars) fits = mid;
+    else over = mid;
+  }
+  return fits;
+}
