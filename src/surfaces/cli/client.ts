@@ -38,9 +38,9 @@ export async function getJson(
   return { status: response.status, body: (await response.json()) as unknown };
 }
 
-export async function isHealthy(server: string): Promise<boolean> {
+export async function isHealthy(server: string, timeoutMs = 1000): Promise<boolean> {
   try {
-    const r = await fetch(`${server}/health`, { signal: AbortSignal.timeout(1000) });
+    const r = await fetch(`${server}/health`, { signal: AbortSignal.timeout(timeoutMs) });
     return r.ok;
   } catch {
     return false;

@@ -29,7 +29,9 @@ export async function up(
   argv: string[],
   timeoutMs = 30_000,
 ): Promise<{ started: boolean; pid?: number; message: string }> {
-  if (await isHealthy(server))
+  // A loaded machine can take seconds to answer: a short wait would start a second server whose
+  // pid then replaces the running one's.
+  if (await isHealthy(server, 10_000))
     return { started: false, message: `SwiftBrowse is already running at ${server}.` };
   const { log, pid: pidFile } = files(config);
   mkdirSync(config.dataDir, { recursive: true });
@@ -46,13 +48,14 @@ export async function up(
   child.once('exit', (code) => (exited = code ?? -1));
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
+    // A child that exited (its port taken) is not the server answering.
+    if (exited !== null) break;
     if (await isHealthy(server))
       return {
         started: true,
         pid: child.pid,
         message: `SwiftBrowse is running at ${server} (pid ${child.pid}, log ${log}).`,
       };
-    if (exited !== null) break;
     await sleep(200);
   }
   throw new Error(
