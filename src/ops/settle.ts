@@ -69,12 +69,17 @@ export async function settle(
     dom = await domActivity(tab);
     const navigated = a.navigations > before.navigations;
     if (dom && dom.mutations > 0) mutated = true;
-    const network = a.requestsStarted > before.requestSeq;
+    // The page's own count sees a request at once; the driver's may still be on its way.
+    const network = a.requestsStarted > before.requestSeq || (dom?.requests ?? 0) > 0;
     if (!navigated && !network && dom && dom.mutations === 0) break;
     // Once a request or a navigation is seen, the longer window holds to the end.
     if (navigated || network) loaded = true;
     const quietMs = loaded ? QUIET_MS : DOM_ONLY_QUIET_MS;
-    const quiet = a.requestsInFlight === 0 && dom !== null && dom.sinceLastMutationMs >= quietMs;
+    const quiet =
+      a.requestsInFlight === 0 &&
+      dom !== null &&
+      dom.requestsOpen === 0 &&
+      dom.sinceLastMutationMs >= quietMs;
     if (quiet) break;
     if (Date.now() >= deadline) {
       return [

@@ -10,12 +10,63 @@ export function documentId(): string {
 let observer: MutationObserver | null = null;
 let mutations = 0;
 let lastMutation = performance.now();
+/** Marks so far: a request belongs to the mark it started under. */
+let epoch = 0;
+let requestsSinceMark = 0;
+const unanswered = new Map<object, number>();
 
-/** Starts (or restarts) counting DOM mutations, to tell when a page has gone quiet. */
+/**
+ * Counts fetch and XHR requests as the page starts them. The driver hears of a request later,
+ * sometimes after settling's grace has passed under load; this count is there the moment a click
+ * handler calls fetch, so an action that started a request is never taken for one that did nothing.
+ */
+function watchRequests(): void {
+  const started = (): (() => void) => {
+    const token = {};
+    requestsSinceMark++;
+    unanswered.set(token, epoch);
+    return () => unanswered.delete(token);
+  };
+  const pageFetch = window.fetch;
+  if (typeof pageFetch === 'function') {
+    window.fetch = function fetch(this: unknown, ...args: Parameters<typeof window.fetch>) {
+      const answered = started();
+      try {
+        const response = pageFetch.apply(this, args);
+        response.then(answered, answered);
+        return response;
+      } catch (e) {
+        answered();
+        throw e;
+      }
+    };
+  }
+  const send = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function (this: XMLHttpRequest, ...args) {
+    const answered = started();
+    // Answered once its headers are in, like the driver's count: a slow body holds nothing.
+    const check = () => {
+      if (this.readyState >= XMLHttpRequest.HEADERS_RECEIVED) answered();
+    };
+    this.addEventListener('readystatechange', check);
+    this.addEventListener('loadend', answered);
+    try {
+      return send.apply(this, args);
+    } catch (e) {
+      answered();
+      throw e;
+    }
+  };
+}
+
+/** Starts (or restarts) counting DOM mutations and requests, to tell when a page has gone quiet. */
 export function mark(): void {
   mutations = 0;
   lastMutation = performance.now();
+  epoch++;
+  requestsSinceMark = 0;
   if (observer) return;
+  watchRequests();
   observer = new MutationObserver((records) => {
     mutations += records.length;
     lastMutation = performance.now();
@@ -30,7 +81,15 @@ export function mark(): void {
 
 export function activity(): ActivityMark {
   if (!observer) mark();
-  return { mutations, sinceLastMutationMs: performance.now() - lastMutation, documentId: id };
+  let requestsOpen = 0;
+  for (const started of unanswered.values()) if (started === epoch) requestsOpen++;
+  return {
+    mutations,
+    sinceLastMutationMs: performance.now() - lastMutation,
+    requests: requestsSinceMark,
+    requestsOpen,
+    documentId: id,
+  };
 }
 
 /** Mutations since the last mark and this document's id, then a new mark: one call per action. */

@@ -89,6 +89,9 @@ export interface ControlInfo {
 export interface ActivityMark {
   mutations: number;
   sinceLastMutationMs: number;
+  /** fetch and XHR requests the page started since the mark, and those not answered yet. */
+  requests: number;
+  requestsOpen: number;
   /** This document's id: a new one after the action means it navigated. */
   documentId: string;
 }

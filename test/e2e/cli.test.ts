@@ -162,13 +162,11 @@ describe('a detached server started with up', () => {
   });
 
   test('run goto answers with an ok ActionResult', async () => {
-    const r = await cli([
-      'run',
-      'goto',
-      JSON.stringify({ url: `${server.PREFIX}/login.html` }),
-      '--session',
-      'c1',
-    ]);
+    // The first op launches the browser, which on a loaded CI machine can take tens of seconds.
+    const r = await cli(
+      ['run', 'goto', JSON.stringify({ url: `${server.PREFIX}/login.html` }), '--session', 'c1'],
+      { timeoutMs: 120_000 },
+    );
     assert.equal(r.code, 0, r.stdout + r.stderr);
     const body = result(r);
     assert.equal(body.ok, true);

@@ -173,6 +173,17 @@ describe('secrets a model never sees', () => {
     assert.equal(masked, empty, 'the field with the secret looks empty in a capture');
   });
 
+  test('a capture right after an acting op still shoots the element it names, blanked', async () => {
+    const shot = (css: string) => op('screenshot', { target: { css }, save: false });
+    const empty = (await shot('#blank')).body.data.image.base64;
+    // Each acting op is followed by the session log's own capture; the screenshot meets it.
+    for (let i = 0; i < 8; i++) {
+      await op('evaluate', { script: 'document.activeElement.blur()' });
+      const masked = (await shot('#pin')).body.data.image.base64;
+      assert.equal(masked, empty, `capture ${i + 1} of the secret field is not blank`);
+    }
+  });
+
   test('a secret is refused on another origin and in evaluate, goto and expect', async () => {
     const elsewhere = await op('fill', {
       target: { label: 'User' },

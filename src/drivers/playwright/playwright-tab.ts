@@ -27,6 +27,7 @@ import {
   type TabActivity,
 } from '../driver.js';
 import { pageApiExpression } from '../page-script.js';
+import { OneAtATime } from '../one-at-a-time.js';
 import { TabRecord } from '../tab-record.js';
 import { fromPlaywright, isPageScriptError, stripPrefix } from './errors.js';
 
@@ -39,6 +40,7 @@ export class PlaywrightTab implements BrowserTab {
   private readonly dialogListeners = new Set<() => void>();
   private readonly requestEntries = new WeakMap<Request, NetworkEntry>();
   private cdp?: Promise<CDPSession>;
+  private readonly captures = new OneAtATime();
 
   constructor(
     readonly id: string,
@@ -234,47 +236,50 @@ export class PlaywrightTab implements BrowserTab {
 
   async screenshot(options: ScreenshotOptions): Promise<Buffer> {
     try {
-      return await this.page.screenshot({
-        ...options,
-        animations: 'disabled',
-        caret: 'hide',
-        // Applied for this capture only, into frames and shadow roots too.
-        style: SECRET_FIELD_CSS,
-        timeout: 15_000,
-      });
+      return await this.captures.run(() =>
+        this.page.screenshot({
+          ...options,
+          animations: 'disabled',
+          caret: 'hide',
+          // Applied for this capture only, into frames and shadow roots too.
+          style: SECRET_FIELD_CSS,
+          timeout: 15_000,
+        }),
+      );
     } catch (e) {
       throw fromPlaywright(e, 'Taking a screenshot');
     }
   }
 
-  async captureViewport(options: { maxWidth: number; quality: number }): Promise<Buffer> {
-    try {
-      this.cdp ??= this.page.context().newCDPSession(this.page);
-      const cdp = await this.cdp;
-      // Straight from the compositor: page.screenshot would finish CSS transitions and inject a
-      // caret-hiding style, which the page can observe.
-      const metrics = await cdp.send('Page.getLayoutMetrics');
-      const css = metrics.cssVisualViewport;
-      // clip.scale counts CSS pixels, so the image is CSS-sized whatever the device scale factor.
-      const scale = frameScale(css.clientWidth, options.maxWidth);
-      const { data } = await this.withSecretsBlanked(() =>
-        cdp.send('Page.captureScreenshot', {
-          format: 'jpeg',
-          quality: options.quality,
-          clip: {
-            x: css.pageX,
-            y: css.pageY,
-            width: css.clientWidth,
-            height: css.clientHeight,
-            scale,
-          },
-        }),
-      );
-      return Buffer.from(data, 'base64');
-    } catch (e) {
-      this.cdp = undefined;
-      throw fromPlaywright(e, 'Capturing the viewport');
-    }
+  captureViewport(options: { maxWidth: number; quality: number }): Promise<Buffer> {
+    return this.captures.run(async () => {
+      try {
+        this.cdp ??= this.page.context().newCDPSession(this.page);
+        const cdp = await this.cdp;
+        // Straight from the compositor: page.screenshot would finish CSS transitions and inject a
+        // caret-hiding style, which the page can observe.
+        const css = (await cdp.send('Page.getLayoutMetrics')).cssVisualViewport;
+        // clip.scale counts CSS pixels, so the image is CSS-sized whatever the device scale factor.
+        const scale = frameScale(css.clientWidth, options.maxWidth);
+        const { data } = await this.withSecretsBlanked(() =>
+          cdp.send('Page.captureScreenshot', {
+            format: 'jpeg',
+            quality: options.quality,
+            clip: {
+              x: css.pageX,
+              y: css.pageY,
+              width: css.clientWidth,
+              height: css.clientHeight,
+              scale,
+            },
+          }),
+        );
+        return Buffer.from(data, 'base64');
+      } catch (e) {
+        this.cdp = undefined;
+        throw fromPlaywright(e, 'Capturing the viewport');
+      }
+    });
   }
 
   /** Runs a capture with fields holding a secret blanked; pages without one are not touched. */
@@ -293,7 +298,9 @@ export class PlaywrightTab implements BrowserTab {
 
   async pdf(): Promise<Buffer> {
     try {
-      return await this.withSecretsBlanked(() => this.page.pdf({ printBackground: true }));
+      return await this.captures.run(() =>
+        this.withSecretsBlanked(() => this.page.pdf({ printBackground: true })),
+      );
     } catch (e) {
       const err = fromPlaywright(e, 'Printing to PDF');
       if (/headless/i.test(err.message))
@@ -310,7 +317,7 @@ export class PlaywrightTab implements BrowserTab {
   }
 
   async setViewport(width: number, height: number): Promise<void> {
-    await this.page.setViewportSize({ width, height });
+    await this.captures.run(() => this.page.setViewportSize({ width, height }));
   }
 
   async setInputFiles(path: FramePath, handle: number, paths: string[]): Promise<void> {

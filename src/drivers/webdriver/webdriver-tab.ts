@@ -19,6 +19,7 @@ import {
   frameScale,
 } from '../driver.js';
 import { pageApiExpression } from '../page-script.js';
+import { OneAtATime } from '../one-at-a-time.js';
 import { BidiError, fromRemote, type Bidi, type RemoteValue } from './bidi.js';
 import { fromWebDriver } from './errors.js';
 import { textKeys, webdriverKey } from './keys.js';
@@ -81,6 +82,7 @@ export class WebDriverTab implements BrowserTab {
   private dialog?: PromptOpened;
   private armed?: DialogAnswer;
   private readonly dialogListeners = new Set<() => void>();
+  private readonly captures = new OneAtATime();
 
   constructor(
     readonly id: string,
@@ -490,7 +492,7 @@ export class WebDriverTab implements BrowserTab {
   }
 
   screenshot(options: ScreenshotOptions): Promise<Buffer> {
-    return this.withSecretsBlanked(() => this.captureScreenshot(options));
+    return this.captures.run(() => this.withSecretsBlanked(() => this.captureScreenshot(options)));
   }
 
   private async captureScreenshot(options: ScreenshotOptions): Promise<Buffer> {
@@ -516,11 +518,13 @@ export class WebDriverTab implements BrowserTab {
   async pdf(): Promise<Buffer> {
     this.guardDialog();
     try {
-      const r = await this.withSecretsBlanked(() =>
-        this.bidi.call<{ data: string }>('browsingContext.print', {
-          context: this.context,
-          background: true,
-        }),
+      const r = await this.captures.run(() =>
+        this.withSecretsBlanked(() =>
+          this.bidi.call<{ data: string }>('browsingContext.print', {
+            context: this.context,
+            background: true,
+          }),
+        ),
       );
       return Buffer.from(r.data, 'base64');
     } catch (e) {
@@ -534,10 +538,12 @@ export class WebDriverTab implements BrowserTab {
 
   async setViewport(width: number, height: number): Promise<void> {
     try {
-      await this.bidi.call('browsingContext.setViewport', {
-        context: this.context,
-        viewport: { width, height },
-      });
+      await this.captures.run(() =>
+        this.bidi.call('browsingContext.setViewport', {
+          context: this.context,
+          viewport: { width, height },
+        }),
+      );
       this.size = { width, height };
     } catch (e) {
       if (e instanceof BidiError && /unsupported operation/i.test(e.message))

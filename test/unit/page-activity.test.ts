@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { buildSync } from 'esbuild';
+import { chromium, type Browser, type Page, type Route } from 'playwright-core';
+import { CHROMIUM_ARGS, findBrowser } from '../../src/drivers/find-browser.js';
+import type { ActivityMark } from '../../src/page/protocol.js';
+
+const bundle = buildSync({
+  entryPoints: [join(process.cwd(), 'src/page/activity.ts')],
+  bundle: true,
+  format: 'iife',
+  globalName: '__activity',
+  write: false,
+}).outputFiles[0].text;
+
+let browser: Browser;
+let page: Page;
+/** Requests to /held/* wait here until the test answers them. */
+const held: Route[] = [];
+
+before(async () => {
+  browser = await chromium.launch({ executablePath: findBrowser(), args: CHROMIUM_ARGS });
+  page = await browser.newPage();
+  await page.route('http://app.test/**', (route) =>
+    route.request().url().includes('/held/')
+      ? void held.push(route)
+      : route.fulfill({ contentType: 'text/html', body: '<button>Load</button><p id=out></p>' }),
+  );
+  await page.goto('http://app.test/');
+  await page.addScriptTag({ content: bundle });
+});
+after(() => browser?.close());
+
+const activity = () => page.evaluate<ActivityMark>('__activity.activity()');
+const until = async (ok: () => boolean) => {
+  for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
+};
+
+test('a fetch or XHR the page starts is counted at once, and open until it is answered', async () => {
+  await page.evaluate('__activity.checkpoint()');
+  await page.evaluate(`document.querySelector('button').onclick = () => {
+    fetch('/held/a').then((r) => r.text()).then((t) => (out.textContent = t));
+    const xhr = new XMLHttpRequest();
+    xhr.open('GET', '/held/b');
+    xhr.send();
+  }`);
+  await page.click('button');
+  // Read in the same turn as the click's answer: no driver event is needed for the page to know.
+  const during = await activity();
+  assert.equal(during.requests, 2);
+  assert.equal(during.requestsOpen, 2);
+  await until(() => held.length === 2);
+  for (const route of held.splice(0)) await route.fulfill({ body: 'done' });
+  await page.waitForFunction('out.textContent === "done"');
+  const answered = await activity();
+  assert.equal(answered.requests, 2);
+  assert.equal(answered.requestsOpen, 0);
+});
+
+test('a request started before the mark neither counts nor holds the next action', async () => {
+  await page.evaluate(`void fetch('/held/poll')`);
+  await until(() => held.length === 1);
+  const point = await page.evaluate<{ mutations: number }>('__activity.checkpoint()');
+  assert.equal(typeof point.mutations, 'number');
+  const next = await activity();
+  assert.equal(next.requests, 0);
+  assert.equal(next.requestsOpen, 0);
+  await held.splice(0)[0].fulfill({ body: 'late' });
+});
+
+test('a fetch that fails at once is not left open', async () => {
+  await page.evaluate('__activity.checkpoint()');
+  await page.evaluate(`void fetch('http://[bad').catch(() => {})`);
+  const mark = await activity();
+  assert.equal(mark.requestsOpen, 0);
+});
