@@ -10,7 +10,10 @@ const QUIET_MS = 120;
  * shorter quiet window still catches a render spread over a few frames or a timer's follow-up.
  */
 const DOM_ONLY_QUIET_MS = 50;
-/** Long enough for a click handler's fetch or navigation to reach the driver. */
+/**
+ * Where the page cannot report its own navigations (no Navigation API), long enough for a click
+ * handler's navigation to reach the driver.
+ */
 const GRACE_MS = 30;
 const POLL_MS = 25;
 
@@ -37,9 +40,12 @@ export async function baseline(tab: BrowserTab): Promise<Baseline> {
   };
 }
 
-async function domActivity(tab: BrowserTab): Promise<ActivityMark | null> {
+async function domActivity(
+  tab: BrowserTab,
+  read: 'activity' | 'activityAfterFrame' = 'activity',
+): Promise<ActivityMark | null> {
   try {
-    return await callPage(tab, [], 'activity');
+    return await callPage(tab, [], read);
   } catch {
     return null; // the document is being replaced
   }
@@ -49,7 +55,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Waits for what an action started: requests it made, a navigation, a DOM that keeps changing.
- * An action that started nothing costs only the grace period. Returns notes on what happened.
+ * The page itself counts what it starts, so an action that started nothing costs one look after
+ * the page's next frame. Returns notes on what happened.
  */
 export async function settle(
   tab: BrowserTab,
@@ -57,7 +64,11 @@ export async function settle(
   settleTimeoutMs: number,
 ): Promise<string[]> {
   const started = Date.now();
-  await sleep(GRACE_MS);
+  let first = await domActivity(tab, 'activityAfterFrame');
+  if (first && first.navigations === undefined) {
+    await sleep(GRACE_MS - (Date.now() - started));
+    first = null;
+  }
   const deadline = started + settleTimeoutMs;
   let mutated = false;
   let waited = false;
@@ -66,8 +77,9 @@ export async function settle(
   for (;;) {
     if (tab.isClosed() || tab.pendingDialog()) break;
     const a = tab.activity(before.requestSeq);
-    dom = await domActivity(tab);
-    const navigated = a.navigations > before.navigations;
+    dom = first ?? (await domActivity(tab));
+    first = null;
+    const navigated = a.navigations > before.navigations || (dom?.navigations ?? 0) > 0;
     if (dom && dom.mutations > 0) mutated = true;
     // The page's own count sees a request at once; the driver's may still be on its way.
     const network = a.requestsStarted > before.requestSeq || (dom?.requests ?? 0) > 0;

@@ -59,14 +59,20 @@ function watchRequests(): void {
   };
 }
 
+let navigationsSinceMark = 0;
+/** The Navigation API names every navigation the document starts, the moment it starts it. */
+const navigationApi = (globalThis as { navigation?: EventTarget }).navigation;
+
 /** Starts (or restarts) counting DOM mutations and requests, to tell when a page has gone quiet. */
 export function mark(): void {
   mutations = 0;
   lastMutation = performance.now();
   epoch++;
   requestsSinceMark = 0;
+  navigationsSinceMark = 0;
   if (observer) return;
   watchRequests();
+  navigationApi?.addEventListener('navigate', () => navigationsSinceMark++);
   observer = new MutationObserver((records) => {
     mutations += records.length;
     lastMutation = performance.now();
@@ -88,8 +94,25 @@ export function activity(): ActivityMark {
     sinceLastMutationMs: performance.now() - lastMutation,
     requests: requestsSinceMark,
     requestsOpen,
+    navigations: navigationApi ? navigationsSinceMark : undefined,
     documentId: id,
   };
+}
+
+/** A page that paints no frames (a hidden tab) still answers after this long. */
+const FRAME_WAIT_LIMIT_MS = 30;
+
+/**
+ * Activity once what an action's handler deferred has run: its next animation frame, then a
+ * task after it (a zero-delay timer, a scheduler's message). A handler that started nothing then
+ * reads as quiet at once, where a fixed grace would cost every action its whole length.
+ */
+export async function activityAfterFrame(): Promise<ActivityMark> {
+  await new Promise<void>((resolve) => {
+    requestAnimationFrame(() => setTimeout(resolve, 0));
+    setTimeout(resolve, FRAME_WAIT_LIMIT_MS);
+  });
+  return activity();
 }
 
 /** Mutations since the last mark and this document's id, then a new mark: one call per action. */

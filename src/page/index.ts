@@ -2,7 +2,7 @@
  * The in-page script: one bundle, run identically by every driver. Each call evaluates
  * `api.<fn>(…args)` in a frame; the api object is installed once per document.
  */
-import { activity, checkpoint, documentId, mark } from './activity.js';
+import { activity, activityAfterFrame, checkpoint, documentId, mark } from './activity.js';
 import { handleVisible, textVisible } from './conditions.js';
 import {
   activeHandle,
@@ -34,6 +34,7 @@ export const api = {
   addressOf: addressOfHandle,
   activeHandle,
   activity,
+  activityAfterFrame,
   checkpoint,
   controlInfo,
   documentId,

@@ -92,6 +92,8 @@ export interface ActivityMark {
   /** fetch and XHR requests the page started since the mark, and those not answered yet. */
   requests: number;
   requestsOpen: number;
+  /** Navigations the document started since the mark; absent where the Navigation API is. */
+  navigations?: number;
   /** This document's id: a new one after the action means it navigated. */
   documentId: string;
 }

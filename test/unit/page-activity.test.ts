@@ -75,3 +75,18 @@ test('a fetch that fails at once is not left open', async () => {
   const mark = await activity();
   assert.equal(mark.requestsOpen, 0);
 });
+
+test('after the next frame, a render the handler deferred is counted, and a navigation it started', async () => {
+  await page.evaluate('__activity.checkpoint()');
+  await page.evaluate(`document.querySelector('button').onclick = () => {
+    requestAnimationFrame(() => setTimeout(() => (out.textContent = 'later'), 0));
+    location.hash = 'next';
+  }`);
+  await page.click('button');
+  const settled = await page.evaluate<ActivityMark>('__activity.activityAfterFrame()');
+  assert.ok(settled.mutations > 0, 'the deferred render is in');
+  assert.equal(settled.navigations, 1, 'the hash change is a navigation the page started');
+  await page.evaluate('__activity.checkpoint()');
+  const quiet = await page.evaluate<ActivityMark>('__activity.activityAfterFrame()');
+  assert.deepEqual([quiet.mutations, quiet.requests, quiet.navigations], [0, 0, 0]);
+});
