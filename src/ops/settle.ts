@@ -100,7 +100,12 @@ export async function settle(
       ];
     }
     waited = true;
-    await sleep(POLL_MS);
+    // Quiet is due sooner than the next poll: look again just then.
+    const dueMs =
+      dom && a.requestsInFlight === 0 && dom.requestsOpen === 0
+        ? quietMs - dom.sinceLastMutationMs + 2
+        : POLL_MS;
+    await sleep(Math.min(POLL_MS, Math.max(dueMs, 2)));
   }
   const notes = await notesFor(tab, before, mutated, dom);
   if (waited && Date.now() - started > 200) notes.push('waited_for_render');

@@ -88,15 +88,13 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-/** Two animation frames, with a timer fallback: rAF stalls in background tabs. */
-export function nextFrames(): Promise<void> {
+/** The next animation frame, with a timer fallback: rAF stalls in background tabs. */
+export function nextFrame(): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, 50);
-    requestAnimationFrame(() =>
-      requestAnimationFrame(() => {
-        clearTimeout(timer);
-        resolve();
-      }),
-    );
+    requestAnimationFrame(() => {
+      clearTimeout(timer);
+      resolve();
+    });
   });
 }

@@ -4,7 +4,7 @@ import {
   describe,
   isDisabled,
   isVisible,
-  nextFrames,
+  nextFrame,
   shortText,
 } from './dom.js';
 import { elementOf } from './handles.js';
@@ -140,7 +140,7 @@ export function verdict(el: Element, options: ProbeOptions): Actionability {
   return { ok: true, point, box };
 }
 
-/** Is the element ready for input? Scrolls it into view and waits two frames for it to stop moving. */
+/** Is the element ready for input? Scrolls it into view; stable is the same box on two frames in a row. */
 export async function probe(handle: number, options: ProbeOptions): Promise<Actionability> {
   const el = elementOf(handle);
   if (!el)
@@ -153,9 +153,9 @@ export async function probe(handle: number, options: ProbeOptions): Promise<Acti
   if (!early.ok && early.blocker !== 'offscreen') return early;
   if (early.blocker === 'offscreen')
     el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
-  await nextFrames();
+  await nextFrame();
   const before = boxOf(el);
-  await nextFrames();
+  await nextFrame();
   const box = boxOf(el);
   if (
     Math.abs(box.x - before.x) > 1 ||

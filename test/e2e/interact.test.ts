@@ -57,6 +57,30 @@ describe('click', () => {
     assert.equal(await pageValue(h, 'window.clickedAt >= window.enabledAt'), true);
   });
 
+  test('a button sliding in is clicked once it stops; one that never stops is refused as moving', async () => {
+    h.server.setContent(
+      '/moving.html',
+      `<style>
+         @keyframes slide { from { left: 0 } to { left: 300px } }
+         @keyframes wobble { from { left: 0 } to { left: 120px } }
+       </style>
+       <button id=slide style="position:relative; animation: slide 700ms linear forwards"
+         onclick="window.clickedAt = this.getBoundingClientRect().x">Slide</button>
+       <br><button id=wobble style="position:relative; animation: wobble 300ms linear infinite alternate">Wobble</button>`,
+    );
+    await open('moving.html');
+    const r = await h.op('click', { target: { role: 'button', name: 'Slide' } });
+    assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
+    const clickedAt = (await pageValue(h, 'window.clickedAt')) as number;
+    assert.ok(clickedAt > 290, `clicked where it came to rest, at x ${clickedAt}`);
+    const moving = await h.op('click', {
+      target: { role: 'button', name: 'Wobble' },
+      timeout: 800,
+    });
+    assert.equal(moving.body.error?.kind, 'not_actionable');
+    assert.match(moving.body.error!.message, /still moving/);
+  });
+
   test('an element in a hover-only menu is not_actionable, naming the hidden ancestor and the hover trigger', async () => {
     await open('hover-menu.html');
     const r = await h.op('click', { target: { role: 'link', name: 'Tickets' }, timeout: 400 });
