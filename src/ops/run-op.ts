@@ -171,11 +171,25 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
       checkNavigation(tab, before);
     }
     if (wantChanges && tab && !tab.isClosed() && !tab.pendingDialog()) {
-      const changes = await changesAfter(tab, trackBefore, session.reading, {
-        includeRemoved: args.include_removed ?? false,
-        maxChars: rt.sessions.config.changesMaxChars,
-        withholdNothing: op.name === 'reload',
-      });
+      const settled = tab;
+      const readChanges = () =>
+        changesAfter(settled, trackBefore, session.reading, {
+          includeRemoved: args.include_removed ?? false,
+          maxChars: rt.sessions.config.changesMaxChars,
+          withholdNothing: op.name === 'reload',
+        });
+      let changes;
+      try {
+        changes = await readChanges();
+      } catch (e) {
+        // A navigation still landing replaced the document under the read; the action is done,
+        // so it is not failed for that: settle on the new document and read once more.
+        if (!(e instanceof OpError) || e.kind !== 'stale_element') throw e;
+        const again = await baseline(settled);
+        for (const note of await settle(settled, again, rt.sessions.config.settleTimeoutMs))
+          if (!notes.includes(note)) notes.push(note);
+        changes = await readChanges();
+      }
       if (shellsBefore && !notes.includes('navigated')) {
         const elements = elementDiff(shellsBefore, await readShells(tab));
         if (elements) {

@@ -16,6 +16,12 @@ const DOM_ONLY_QUIET_MS = 50;
  */
 const GRACE_MS = 30;
 const POLL_MS = 25;
+/**
+ * How long a navigation the page reported may go unheard by the driver. Until the driver sees it
+ * start, the old document would read as quiet; a navigation that never reaches the network (one
+ * the page cancelled) stops holding the settle after this.
+ */
+const DRIVER_CATCH_UP_MS = 2000;
 
 export interface Baseline {
   url: string;
@@ -87,7 +93,13 @@ export async function settle(
     // Once a request or a navigation is seen, the longer window holds to the end.
     if (navigated || network) loaded = true;
     const quietMs = loaded ? QUIET_MS : DOM_ONLY_QUIET_MS;
+    const unheard =
+      (dom?.navigations ?? 0) > 0 &&
+      a.navigations === before.navigations &&
+      a.requestsStarted === before.requestSeq &&
+      Date.now() - started < DRIVER_CATCH_UP_MS;
     const quiet =
+      !unheard &&
       a.requestsInFlight === 0 &&
       dom !== null &&
       dom.requestsOpen === 0 &&
@@ -102,7 +114,7 @@ export async function settle(
     waited = true;
     // Quiet is due sooner than the next poll: look again just then.
     const dueMs =
-      dom && a.requestsInFlight === 0 && dom.requestsOpen === 0
+      dom && !unheard && a.requestsInFlight === 0 && dom.requestsOpen === 0
         ? quietMs - dom.sinceLastMutationMs + 2
         : POLL_MS;
     await sleep(Math.min(POLL_MS, Math.max(dueMs, 2)));

@@ -62,6 +62,20 @@ function watchRequests(): void {
 let navigationsSinceMark = 0;
 /** The Navigation API names every navigation the document starts, the moment it starts it. */
 const navigationApi = (globalThis as { navigation?: EventTarget }).navigation;
+/**
+ * Form submissions since the mark. A submission navigates in a task of its own, so its `navigate`
+ * event can come after a first look; the `submit` event is there as the click returns.
+ */
+let submits: SubmitEvent[] = [];
+
+/** A submission the page let through that replaces this document (not a dialog, not a new tab). */
+function navigatesHere(e: SubmitEvent): boolean {
+  if (e.defaultPrevented || !(e.target instanceof HTMLFormElement)) return false;
+  const submitter = e.submitter as HTMLButtonElement | HTMLInputElement | null;
+  const method = submitter?.getAttribute('formmethod') ?? e.target.getAttribute('method') ?? '';
+  const target = submitter?.getAttribute('formtarget') ?? e.target.getAttribute('target') ?? '';
+  return method.toLowerCase() !== 'dialog' && ['', '_self'].includes(target.toLowerCase());
+}
 
 /** Starts (or restarts) counting DOM mutations and requests, to tell when a page has gone quiet. */
 export function mark(): void {
@@ -70,9 +84,11 @@ export function mark(): void {
   epoch++;
   requestsSinceMark = 0;
   navigationsSinceMark = 0;
+  submits = [];
   if (observer) return;
   watchRequests();
   navigationApi?.addEventListener('navigate', () => navigationsSinceMark++);
+  window.addEventListener('submit', (e) => submits.push(e as SubmitEvent), true);
   observer = new MutationObserver((records) => {
     mutations += records.length;
     lastMutation = performance.now();
@@ -94,7 +110,10 @@ export function activity(): ActivityMark {
     sinceLastMutationMs: performance.now() - lastMutation,
     requests: requestsSinceMark,
     requestsOpen,
-    navigations: navigationApi ? navigationsSinceMark : undefined,
+    // A submission counts until its own navigate event does: the larger of the two.
+    navigations: navigationApi
+      ? Math.max(navigationsSinceMark, submits.filter(navigatesHere).length)
+      : undefined,
     documentId: id,
   };
 }

@@ -90,3 +90,14 @@ test('after the next frame, a render the handler deferred is counted, and a navi
   const quiet = await page.evaluate<ActivityMark>('__activity.activityAfterFrame()');
   assert.deepEqual([quiet.mutations, quiet.requests, quiet.navigations], [0, 0, 0]);
 });
+
+test('a form submission counts as a navigation as the click returns; a prevented one does not', async () => {
+  await page.evaluate(`document.body.insertAdjacentHTML('beforeend',
+    '<form id=kept onsubmit="event.preventDefault()"><button>Kept</button></form>' +
+    '<form id=sent action="/held/sent"><button>Sent</button></form>')`);
+  await page.evaluate('__activity.checkpoint()');
+  await page.click('#kept button');
+  assert.equal((await activity()).navigations, 0, 'a prevented submission stays');
+  await page.click('#sent button', { noWaitAfter: true });
+  assert.equal((await activity()).navigations, 1);
+});
