@@ -88,13 +88,17 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-/** The next animation frame, with a timer fallback: rAF stalls in background tabs. */
+/**
+ * The next animation frame, then a task of its own: read inside the frame, an animation can show
+ * the time of a read made just before it (the clock never runs back), and look at rest. A timer
+ * stands in when rAF stalls (background tabs).
+ */
 export function nextFrame(): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, 50);
     requestAnimationFrame(() => {
       clearTimeout(timer);
-      resolve();
+      setTimeout(resolve, 0);
     });
   });
 }
