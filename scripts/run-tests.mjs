@@ -21,7 +21,17 @@ function run(name, files, env) {
     const started = Date.now();
     const child = spawn(
       process.execPath,
-      ['--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+      // A file that hangs fails after 20 minutes (the slowest takes under 5 under CI load), and
+      // a file whose tests are done exits even if a handle stays open: either would otherwise
+      // hold the whole run until CI's own limit, with no word of which file it was.
+      [
+        '--test',
+        '--test-concurrency=2',
+        '--test-reporter=spec',
+        `--test-timeout=${20 * 60_000}`,
+        '--test-force-exit',
+        ...files,
+      ],
       { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } },
     );
     const counts = {};

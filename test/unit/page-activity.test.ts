@@ -18,6 +18,11 @@ let browser: Browser;
 let page: Page;
 /** Requests to /held/* wait here until the test answers them. */
 const held: Route[] = [];
+/**
+ * A submission answered 204 leaves the page where it is. One left pending would hold every CDP
+ * command to the page until it is answered, so the reads after the click could never run.
+ */
+const NO_CONTENT = '/no-content';
 
 before(async () => {
   browser = await chromium.launch({ executablePath: findBrowser(), args: CHROMIUM_ARGS });
@@ -25,7 +30,9 @@ before(async () => {
   await page.route('http://app.test/**', (route) =>
     route.request().url().includes('/held/')
       ? void held.push(route)
-      : route.fulfill({ contentType: 'text/html', body: '<button>Load</button><p id=out></p>' }),
+      : route.request().url().includes(NO_CONTENT)
+        ? route.fulfill({ status: 204 })
+        : route.fulfill({ contentType: 'text/html', body: '<button>Load</button><p id=out></p>' }),
   );
   await page.goto('http://app.test/');
   await page.addScriptTag({ content: bundle });
@@ -94,7 +101,7 @@ test('after the next frame, a render the handler deferred is counted, and a navi
 test('a form submission counts as a navigation as the click returns; a prevented one does not', async () => {
   await page.evaluate(`document.body.insertAdjacentHTML('beforeend',
     '<form id=kept onsubmit="event.preventDefault()"><button>Kept</button></form>' +
-    '<form id=sent action="/held/sent"><button>Sent</button></form>')`);
+    '<form id=sent action="${NO_CONTENT}"><button>Sent</button></form>')`);
   await page.evaluate('__activity.checkpoint()');
   await page.click('#kept button');
   assert.equal((await activity()).navigations, 0, 'a prevented submission stays');
