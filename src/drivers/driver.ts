@@ -80,6 +80,11 @@ export interface TabActivity {
   navigations: number;
   /** Outcome of the last main-frame document load. */
   lastNavigation?: NavigationOutcome & { url: string };
+  /**
+   * The URL of a main-frame navigation whose server has not answered yet. Chromium holds every
+   * command to the page until it does: no script runs in it, the old document or the new.
+   */
+  awaitingServer?: string;
 }
 
 /**
@@ -165,9 +170,16 @@ export interface EntryBuffer<T> {
   dropped: number;
 }
 
+/**
+ * How long a title read waits for the page. Chromium holds every command to a page whose
+ * navigation waits for its server, so a slow form post would otherwise hold the op's answer.
+ */
+export const TITLE_WAIT_MS = 1000;
+
 export interface BrowserTab {
   readonly id: string;
   url(): string;
+  /** The document's title, or the last one read when the page does not answer in TITLE_WAIT_MS. */
   title(): Promise<string>;
   goto(url: string, timeoutMs: number): Promise<NavigationOutcome>;
   /** Null when there was no history entry to go to. */

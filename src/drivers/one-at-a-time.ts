@@ -1,3 +1,5 @@
+import { within } from '../core/within.js';
+
 /**
  * Runs tasks one after another. A tab's captures and viewport changes go through one: Chromium
  * takes a clipped or scaled capture by swapping the page's emulated metrics and restoring them
@@ -11,18 +13,8 @@ export class OneAtATime {
   constructor(private readonly patienceMs = 15_000) {}
 
   run<T>(task: () => Promise<T>): Promise<T> {
-    const next = settledOrAfter(this.last, this.patienceMs).then(task);
+    const next = within(this.last, this.patienceMs, undefined).then(task);
     this.last = next.catch(() => undefined);
     return next;
   }
-}
-
-function settledOrAfter(previous: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    previous,
-    new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, ms);
-    }),
-  ]).then(() => clearTimeout(timer));
 }

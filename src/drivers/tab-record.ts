@@ -18,6 +18,8 @@ export class TabRecord<K> {
   private readonly inFlight = new Map<K, number>();
   /** URLs that turned into downloads: the browser aborts their navigation, the page stays. */
   private readonly downloadUrls = new Set<string>();
+  /** A main-frame navigation sent and not yet answered by its server. */
+  private awaiting?: string;
 
   requestStarted(key: K): void {
     this.inFlight.set(key, ++this.requestSeq);
@@ -28,12 +30,25 @@ export class TabRecord<K> {
     this.inFlight.delete(key);
   }
 
+  /** A main-frame navigation's request went out. */
+  navigationSent(url: string): void {
+    this.awaiting = url;
+  }
+
+  /** The server answered a main-frame navigation. */
+  navigationAnswered(url: string, status?: number): void {
+    this.awaiting = undefined;
+    this.lastNavigation = { url, status };
+  }
+
   /** A main-frame load that failed; one that became a download is not a failed load. */
   navigationFailed(url: string, error: string): void {
+    this.awaiting = undefined;
     if (!this.downloadUrls.has(url)) this.lastNavigation = { url, error };
   }
 
   download(url: string): void {
+    if (this.awaiting === url) this.awaiting = undefined;
     this.downloadUrls.add(url);
     if (this.lastNavigation?.url === url && this.lastNavigation.error)
       this.lastNavigation = { url };
@@ -47,6 +62,7 @@ export class TabRecord<K> {
       requestsInFlight: inFlight,
       navigations: this.navigations,
       lastNavigation: this.lastNavigation,
+      awaitingServer: this.awaiting,
     };
   }
 }

@@ -1,3 +1,4 @@
+import { within } from '../core/within.js';
 import type { BrowserTab } from '../drivers/driver.js';
 
 /** Failure evidence is a JPEG at most this wide, at this quality. */
@@ -33,18 +34,14 @@ export async function captureScreen(
 ): Promise<Screen | undefined> {
   // A page showing a dialog cannot paint: a capture would wait for the dialog to be answered.
   if (tab.isClosed() || tab.pendingDialog()) return undefined;
-  let timer: NodeJS.Timeout | undefined;
   try {
-    const jpeg = await Promise.race([
+    const jpeg = await within(
       tab.captureViewport({ maxWidth, quality: FRAME_QUALITY }),
-      new Promise<undefined>((resolve) => {
-        timer = setTimeout(() => resolve(undefined), CAPTURE_TIMEOUT_MS);
-      }),
-    ]);
+      CAPTURE_TIMEOUT_MS,
+      undefined,
+    );
     return jpeg ? { jpeg, viewport: tab.viewport() } : undefined;
   } catch {
     return undefined;
-  } finally {
-    clearTimeout(timer);
   }
 }

@@ -11,6 +11,7 @@ const stepSchema = z.strictObject({
 
 export const batch = defineOp({
   name: 'batch',
+  readsPage: false,
   summary:
     'Run a list of ops in one round trip; stops at the first failure unless continue_on_error',
   step: false,

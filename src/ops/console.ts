@@ -97,6 +97,7 @@ function compact(e: ConsoleEntry) {
 
 export const consoleOp = defineOp({
   name: 'console',
+  readsPage: false,
   summary:
     'Read the active tab’s console messages and uncaught errors, oldest first, page loads included',
   readOnly: true,

@@ -79,6 +79,11 @@ export interface OpDefinition<S extends z.ZodObject = z.ZodObject> {
   acts: boolean;
   /** Needs a browser (opened on demand). */
   browser: boolean;
+  /**
+   * Runs script in the page, so it first waits for a navigation's server to answer. Ops that
+   * load a page of their own, or read only what the driver keeps, go ahead.
+   */
+  readsPage: boolean;
   /** May be a flow step (DESIGN §8). */
   step: boolean;
   /** Reads only: MCP `readOnlyHint`. */
@@ -102,6 +107,7 @@ export interface OpDeclaration<S extends z.ZodObject> {
   args: S;
   acts?: boolean;
   browser?: boolean;
+  readsPage?: boolean;
   step?: boolean;
   readOnly?: boolean;
   run(ctx: OpContext, args: z.output<S> & CommonArgs): Promise<OpOutcome>;
@@ -142,6 +148,7 @@ export function defineOp<S extends z.ZodObject>(decl: OpDeclaration<S>): OpDefin
     args,
     acts,
     browser,
+    readsPage: browser && (decl.readsPage ?? true),
     step: decl.step ?? true,
     readOnly: decl.readOnly ?? false,
     common: Object.keys(extra),

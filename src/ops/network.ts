@@ -27,6 +27,7 @@ function compact(e: NetworkEntry) {
 
 export const network = defineOp({
   name: 'network',
+  readsPage: false,
   summary:
     'List the active tab’s requests, oldest first: method, URL, status or failure, type, duration and size',
   readOnly: true,

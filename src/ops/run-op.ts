@@ -2,6 +2,7 @@ import { parseArgs } from '../core/args.js';
 import type { Condition } from '../core/condition.js';
 import { OpError, toOpError } from '../core/errors.js';
 import { scrub } from '../core/redact.js';
+import { within } from '../core/within.js';
 import { compactResult, type ActionResult, type Check, type Evidence } from '../core/result.js';
 import type { BrowserTab } from '../drivers/driver.js';
 import type { FileStore } from '../files/file-store.js';
@@ -15,8 +16,8 @@ import type { Session } from '../sessions/session.js';
 import { policyError, type SessionManager } from '../sessions/session-manager.js';
 import type { CommonArgs, OpContext, OpDefinition, OpOutcome, Surface } from './define.js';
 import { bindReading, probedBox } from './element.js';
-import { baseline, checkNavigation, settle } from './settle.js';
-import { changesAfter, elementDiff, readShells, trackBaseline } from './track.js';
+import { baseline, checkNavigation, settle, untilPageAnswers } from './settle.js';
+import { changesAfter, elementDiff, readShells, trackBaseline, type Changes } from './track.js';
 import { failureMessage, verify } from './verify.js';
 
 export interface OpRequest {
@@ -135,6 +136,7 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
         await tab.answerDialog({ accept: false });
         notes.push(`dialog_dismissed (${pending.type}: ${pending.message.slice(0, 80)})`);
       }
+      if (op.readsPage) await untilPageAnswers(tab, started + timeoutMs);
     }
     const actedOn = tab;
     if (tab) bindReading(tab, session.reading);
@@ -178,9 +180,14 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
           maxChars: rt.sessions.config.changesMaxChars,
           withholdNothing: op.name === 'reload',
         });
-      let changes;
+      let changes: Changes | typeof LATE;
       try {
-        changes = await readChanges();
+        // The op's own time bounds the read, with a floor for an action that used it all; a page
+        // still waiting for its server cannot answer at all.
+        const readMs = settled.activity().awaitingServer
+          ? 0
+          : Math.max(started + timeoutMs - Date.now(), 1000);
+        changes = await within(readChanges(), readMs, LATE);
       } catch (e) {
         // A navigation still landing replaced the document under the read; the action is done,
         // so it is not failed for that: settle on the new document and read once more.
@@ -190,7 +197,8 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
           if (!notes.includes(note)) notes.push(note);
         changes = await readChanges();
       }
-      if (shellsBefore && !notes.includes('navigated')) {
+      if (changes === LATE) changes = { note: STILL_LOADING };
+      else if (shellsBefore && !notes.includes('navigated')) {
         const elements = elementDiff(shellsBefore, await readShells(tab));
         if (elements) {
           changes.element_diff = elements;
@@ -298,6 +306,10 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
   });
   return final;
 }
+
+const LATE = Symbol('late');
+const STILL_LOADING =
+  'not read: a navigation is waiting for its server, and the page answers nothing until then. Read it with snapshot once it has loaded.';
 
 async function failureScreenshot(
   files: FileStore,

@@ -1,6 +1,7 @@
 import { OpError } from '../core/errors.js';
 import type { BrowserTab } from '../drivers/driver.js';
 import { callPage } from '../drivers/page-script.js';
+import { within } from '../core/within.js';
 import type { ActivityMark } from '../page/protocol.js';
 
 /** After a request or a navigation, a DOM counts as settled after this long without mutations. */
@@ -22,6 +23,8 @@ const POLL_MS = 25;
  * the page cancelled) stops holding the settle after this.
  */
 const DRIVER_CATCH_UP_MS = 2000;
+/** How long the notes' read of the document may take once the settle is over. */
+const LAST_READ_MS = 1000;
 
 export interface Baseline {
   url: string;
@@ -35,7 +38,8 @@ export interface Baseline {
 
 export async function baseline(tab: BrowserTab): Promise<Baseline> {
   const a = tab.activity();
-  const point = await callPage(tab, [], 'checkpoint').catch(() => null);
+  // A page waiting for its server answers nothing: the action (a goto away) goes ahead unmarked.
+  const point = a.awaitingServer ? null : await callPage(tab, [], 'checkpoint').catch(() => null);
   return {
     url: tab.url(),
     documentId: point?.documentId ?? null,
@@ -46,14 +50,19 @@ export async function baseline(tab: BrowserTab): Promise<Baseline> {
   };
 }
 
+/**
+ * The page's count of what it started, or null when it cannot say in `ms`: the document is being
+ * replaced, or Chromium is holding page commands while a navigation waits for its server.
+ */
 async function domActivity(
   tab: BrowserTab,
+  ms: number,
   read: 'activity' | 'activityAfterFrame' = 'activity',
 ): Promise<ActivityMark | null> {
   try {
-    return await callPage(tab, [], read);
+    return await within(callPage(tab, [], read), ms, null);
   } catch {
-    return null; // the document is being replaced
+    return null;
   }
 }
 
@@ -70,12 +79,12 @@ export async function settle(
   settleTimeoutMs: number,
 ): Promise<string[]> {
   const started = Date.now();
-  let first = await domActivity(tab, 'activityAfterFrame');
+  const deadline = started + settleTimeoutMs;
+  let first = await domActivity(tab, settleTimeoutMs, 'activityAfterFrame');
   if (first && first.navigations === undefined) {
     await sleep(GRACE_MS - (Date.now() - started));
     first = null;
   }
-  const deadline = started + settleTimeoutMs;
   let mutated = false;
   let waited = false;
   let loaded = false;
@@ -83,7 +92,7 @@ export async function settle(
   for (;;) {
     if (tab.isClosed() || tab.pendingDialog()) break;
     const a = tab.activity(before.requestSeq);
-    dom = first ?? (await domActivity(tab));
+    dom = first ?? (await domActivity(tab, deadline - Date.now()));
     first = null;
     const navigated = a.navigations > before.navigations || (dom?.navigations ?? 0) > 0;
     if (dom && dom.mutations > 0) mutated = true;
@@ -135,12 +144,32 @@ async function notesFor(
   if (tab.isClosed()) return ['tab_closed'];
   // The last activity read already names the document; unreadable (a dialog blocks the page) is
   // not evidence of a new document.
-  const documentId = last?.documentId ?? (await callPage(tab, [], 'documentId').catch(() => null));
+  const documentId =
+    last?.documentId ??
+    (await within(callPage(tab, [], 'documentId'), LAST_READ_MS, null).catch(() => null));
   if (documentId !== null && before.documentId !== null && documentId !== before.documentId)
     notes.push('navigated');
   else if (tab.url() !== before.url) notes.push('url_changed');
   if (mutated && !notes.includes('navigated')) notes.push('dom_changed');
   return notes;
+}
+
+/**
+ * Waits, within the op's time, until a page whose navigation is waiting for its server takes
+ * commands again: until then no script runs in it, so a read would hang past any timeout.
+ */
+export async function untilPageAnswers(tab: BrowserTab, deadline: number): Promise<void> {
+  const url = tab.activity().awaitingServer;
+  if (!url) return;
+  const answered = tab.evaluate([], '0').then(
+    () => true,
+    () => true, // the document was replaced as it answered: the new one takes commands
+  );
+  if (await within(answered, deadline - Date.now(), false)) return;
+  throw new OpError(
+    'timeout',
+    `The page is still loading ${url}: its server has not answered, and the page takes no commands until it does. Wait and try again, or goto another page.`,
+  );
 }
 
 /** After an action that navigated: a load that failed is an error, even behind Chromium's own error page. */

@@ -34,6 +34,7 @@ const tabArg = z.string().min(1).describe('Tab id from tab_list, e.g. "t2"');
 
 export const tabNew = defineOp({
   name: 'tab_new',
+  readsPage: false,
   summary: 'Open a new tab (optionally at a URL) and make it the active one',
   acts: true,
   args: z.strictObject({
@@ -58,6 +59,7 @@ export const tabNew = defineOp({
 
 export const tabList = defineOp({
   name: 'tab_list',
+  readsPage: false,
   summary: 'List the open tabs with their ids, URLs and titles',
   readOnly: true,
   args: z.strictObject({}),
@@ -69,6 +71,7 @@ export const tabList = defineOp({
 
 export const tabSelect = defineOp({
   name: 'tab_select',
+  readsPage: false,
   summary: 'Make a tab the active one; later ops act on it',
   acts: true,
   args: z.strictObject({ tab: tabArg }),
@@ -82,6 +85,7 @@ export const tabSelect = defineOp({
 
 export const tabClose = defineOp({
   name: 'tab_close',
+  readsPage: false,
   summary: 'Close a tab (default the active one); the last tab cannot be closed — use close',
   acts: true,
   args: z.strictObject({ tab: tabArg.optional() }),

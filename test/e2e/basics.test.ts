@@ -67,4 +67,63 @@ describe('navigation and the ActionResult', () => {
     assert.equal(r.body.error?.kind, 'navigation_failed');
     assert.match(r.body.error!.message, /HTTP 404/);
   });
+
+  /** A form at `page` whose server holds its answer until the returned function is called. */
+  function slowForm(page: string): () => void {
+    let answer = () => {};
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    h.server.setRoute(`${page}-save`, (_req, res) => {
+      void answered.then(() => {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('<title>Saved</title><h1>Saved</h1>');
+      });
+    });
+    h.server.setContent(
+      `${page}.html`,
+      `<form action="${page}-save"><input name="q" value="x"><button>Save</button></form>`,
+    );
+    return answer;
+  }
+
+  /** Clicks Save, which answers while the server still holds the form's answer. */
+  async function clickSave(): Promise<void> {
+    const click = await h.op('click', { target: { role: 'button', name: 'Save' } });
+    assert.equal(click.body.ok, true, JSON.stringify(click.body.error));
+    assert.ok(
+      click.body.notes?.some((n) => n.startsWith('still_loading')),
+      JSON.stringify(click.body.notes),
+    );
+    const changes = (click.body.data as { changes: { note?: string } }).changes;
+    assert.match(changes.note ?? '', /waiting for its server/);
+  }
+
+  test('a form whose server is slow: the click answers while it waits, and a read waits within its own time', async () => {
+    const answer = slowForm('/slow');
+    await h.op('goto', { url: `${h.server.PREFIX}/slow.html` });
+    await clickSave();
+    const read = await h.op('snapshot', { timeout: 1000 });
+    assert.equal(read.body.error?.kind, 'timeout', JSON.stringify(read.body));
+    assert.match(read.body.error!.message, /still loading .*\/slow-save\?q=x/);
+    answer();
+    const loaded = await h.op('snapshot', {});
+    assert.equal(loaded.body.ok, true, JSON.stringify(loaded.body.error));
+    assert.match((loaded.body.data as { track: string }).track, /Saved/);
+    assert.equal(loaded.body.page?.title, 'Saved');
+  });
+
+  test('goto leaves a page whose form is still waiting for its server', async () => {
+    const answer = slowForm('/stuck');
+    await h.op('goto', { url: `${h.server.PREFIX}/stuck.html` });
+    await clickSave();
+    const away = await h.op('goto', { url: `${h.server.PREFIX}/login.html` });
+    assert.equal(away.body.ok, true, JSON.stringify(away.body.error));
+    assert.equal(away.body.page?.url, `${h.server.PREFIX}/login.html`);
+    answer();
+    const read = await h.op('snapshot', {});
+    assert.equal(
+      read.body.page?.url,
+      `${h.server.PREFIX}/login.html`,
+      'the late answer is dropped',
+    );
+  });
 });

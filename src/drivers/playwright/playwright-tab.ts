@@ -8,9 +8,11 @@ import type {
   Request,
 } from 'playwright-core';
 import { OpError } from '../../core/errors.js';
+import { within } from '../../core/within.js';
 import {
   RESOURCE_TYPES,
   SECRET_FIELD_CSS,
+  TITLE_WAIT_MS,
   frameScale,
   type BrowserTab,
   type ConsoleEntry,
@@ -51,6 +53,8 @@ export class PlaywrightTab implements BrowserTab {
     page.on('pageerror', (e) => this.onPageError(e));
     page.on('request', (r) => {
       this.record.requestStarted(r);
+      if (r.isNavigationRequest() && r.frame() === page.mainFrame())
+        this.record.navigationSent(r.url());
       this.onRequest(r);
     });
     page.on('requestfinished', (r) => {
@@ -73,7 +77,7 @@ export class PlaywrightTab implements BrowserTab {
         if (length !== undefined && /^\d+$/.test(length)) entry.size = Number(length);
       }
       if (req.isNavigationRequest() && req.frame() === page.mainFrame()) {
-        this.record.lastNavigation = { url: r.url(), status: r.status() };
+        this.record.navigationAnswered(r.url(), r.status());
       }
     });
     page.on('framenavigated', (f) => {
@@ -91,7 +95,7 @@ export class PlaywrightTab implements BrowserTab {
     // A page behind a dialog cannot run script; the title it had is the honest answer.
     if (this.dialog) return this.lastTitle;
     try {
-      this.lastTitle = await this.page.title();
+      this.lastTitle = await within(this.page.title(), TITLE_WAIT_MS, this.lastTitle);
     } catch {
       // closed or navigating: keep the last one
     }

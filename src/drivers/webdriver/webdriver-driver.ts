@@ -129,7 +129,9 @@ export class WebDriverSession implements BrowserSession, TabHost {
       bidi.on<NavigationEvent>(`browsingContext.${event}`, (e) =>
         this.open.get(e.context)?.onUrl(e.url),
       );
-    bidi.on<BidiRequest>('network.beforeRequestSent', (e) => this.tabOf(e.context)?.onRequest(e));
+    bidi.on<BidiRequest>('network.beforeRequestSent', (e) =>
+      this.tabOf(e.context)?.onRequest(e, this.open.has(e.context ?? '')),
+    );
     bidi.on<BidiRequest>('network.responseCompleted', (e) =>
       this.tabOf(e.context)?.onResponse(e, this.open.has(e.context ?? '')),
     );

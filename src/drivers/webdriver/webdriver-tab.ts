@@ -1,7 +1,9 @@
 import { OpError } from '../../core/errors.js';
+import { within } from '../../core/within.js';
 import { TabRecord } from '../tab-record.js';
 import {
   RESOURCE_TYPES,
+  TITLE_WAIT_MS,
   type BrowserTab,
   type ConsoleEntry,
   type ConsoleLevel,
@@ -111,8 +113,9 @@ export class WebDriverTab implements BrowserTab {
     this.currentUrl = this.committedUrl;
   }
 
-  onRequest(e: BidiRequest): void {
+  onRequest(e: BidiRequest, topLevel: boolean): void {
     const id = e.request.request;
+    if (topLevel && e.navigation) this.record.navigationSent(e.request.url);
     // A redirect reuses the request id: the entry it started stays one entry.
     if (this.entries.has(id)) return;
     this.record.requestStarted(id);
@@ -138,7 +141,7 @@ export class WebDriverTab implements BrowserTab {
       if (typeof size === 'number' && size > 0) entry.size = size;
       entry.duration_ms = Math.max(0, Date.now() - entry.at);
     }
-    if (topLevel && e.navigation) this.record.lastNavigation = { url: e.request.url, status };
+    if (topLevel && e.navigation) this.record.navigationAnswered(e.request.url, status);
   }
 
   onFetchError(e: BidiRequest, topLevel: boolean): void {
@@ -209,7 +212,7 @@ export class WebDriverTab implements BrowserTab {
   async title(): Promise<string> {
     if (this.dialog) return this.lastTitle;
     try {
-      const title = await this.evaluate([], 'document.title');
+      const title = await within(this.evaluate([], 'document.title'), TITLE_WAIT_MS, undefined);
       if (typeof title === 'string') this.lastTitle = title;
     } catch {
       // navigating or closed: keep the last one
@@ -620,16 +623,12 @@ export class WebDriverTab implements BrowserTab {
   }
 }
 
-function withTimeout<T>(work: Promise<T>, ms: number, doing: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new OpError('timeout', `${doing} timed out after ${ms} ms.`)),
-      ms,
-    );
-  });
-  work.catch(() => undefined);
-  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+const LATE = Symbol('late');
+
+async function withTimeout<T>(work: Promise<T>, ms: number, doing: string): Promise<T> {
+  const answer = await within(work, ms, LATE);
+  if (answer === LATE) throw new OpError('timeout', `${doing} timed out after ${ms} ms.`);
+  return answer;
 }
 
 function sleep(ms: number): Promise<void> {
