@@ -23,8 +23,11 @@ const POLL_MS = 25;
  * the page cancelled) stops holding the settle after this.
  */
 const DRIVER_CATCH_UP_MS = 2000;
-/** How long the notes' read of the document may take once the settle is over. */
-const LAST_READ_MS = 1000;
+/**
+ * A page read gets the settle's time left, and never less than this: a look taken at the deadline
+ * (or with SETTLE_TIMEOUT_MS 0) still decides between quiet and still_loading.
+ */
+const READ_AT_LEAST_MS = 1000;
 
 export interface Baseline {
   url: string;
@@ -59,8 +62,9 @@ async function domActivity(
   ms: number,
   read: 'activity' | 'activityAfterFrame' = 'activity',
 ): Promise<ActivityMark | null> {
+  if (tab.activity().awaitingServer) return null;
   try {
-    return await within(callPage(tab, [], read), ms, null);
+    return await within(callPage(tab, [], read), Math.max(ms, READ_AT_LEAST_MS), null);
   } catch {
     return null;
   }
@@ -146,7 +150,9 @@ async function notesFor(
   // not evidence of a new document.
   const documentId =
     last?.documentId ??
-    (await within(callPage(tab, [], 'documentId'), LAST_READ_MS, null).catch(() => null));
+    (tab.activity().awaitingServer
+      ? null
+      : await within(callPage(tab, [], 'documentId'), READ_AT_LEAST_MS, null).catch(() => null));
   if (documentId !== null && before.documentId !== null && documentId !== before.documentId)
     notes.push('navigated');
   else if (tab.url() !== before.url) notes.push('url_changed');
