@@ -65,6 +65,7 @@ export const goto = defineOp({
 function historyOp(name: 'back' | 'forward', summary: string) {
   return defineOp({
     name,
+    readsPage: false,
     summary,
     acts: true,
     args: z.strictObject({ timeout: navTimeout }),
