@@ -85,6 +85,8 @@ export interface TabActivity {
    * command to the page until it does: no script runs in it, the old document or the new.
    */
   awaitingServer?: string;
+  /** Main-frame navigations started so far (an action's own are those past its baseline). */
+  navigationsSent: number;
 }
 
 /**

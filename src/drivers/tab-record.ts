@@ -20,6 +20,7 @@ export class TabRecord<K> {
   private readonly downloadUrls = new Set<string>();
   /** A main-frame navigation sent and not yet answered by its server. */
   private awaiting?: string;
+  private sent = 0;
 
   requestStarted(key: K): void {
     this.inFlight.set(key, ++this.requestSeq);
@@ -30,9 +31,15 @@ export class TabRecord<K> {
     this.inFlight.delete(key);
   }
 
-  /** A main-frame navigation's request went out. */
+  /** A main-frame navigation started, or its request went out. */
   navigationSent(url: string): void {
+    if (this.awaiting !== url) this.sent++;
     this.awaiting = url;
+  }
+
+  /** A main-frame navigation committed, failed or was aborted: the page takes commands again. */
+  navigationEnded(): void {
+    this.awaiting = undefined;
   }
 
   /** The server answered a main-frame navigation. */
@@ -63,6 +70,7 @@ export class TabRecord<K> {
       navigations: this.navigations,
       lastNavigation: this.lastNavigation,
       awaitingServer: this.awaiting,
+      navigationsSent: this.sent,
     };
   }
 }

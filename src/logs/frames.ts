@@ -9,8 +9,11 @@ export const EVIDENCE_MAX_WIDTH = 1280;
  */
 export const FRAME_MAX_WIDTH = 640;
 export const FRAME_QUALITY = 60;
-/** A capture that hangs (a renderer stuck in a script) must not hold the op's answer. */
-const CAPTURE_TIMEOUT_MS = 3000;
+/**
+ * A capture that hangs (a renderer stuck in a script) must not hold the op's answer, nor the next
+ * op. Under load a scaled capture through a Grid takes seconds; past this the frame is left out.
+ */
+const CAPTURE_TIMEOUT_MS = 8000;
 
 /** A frame's file name under `logs/<session>/frames/`: the number the session gave it. */
 export const FRAME_NAME = /^\d{6,9}\.jpg$/;
@@ -32,8 +35,9 @@ export async function captureScreen(
   tab: BrowserTab,
   maxWidth = EVIDENCE_MAX_WIDTH,
 ): Promise<Screen | undefined> {
-  // A page showing a dialog cannot paint: a capture would wait for the dialog to be answered.
-  if (tab.isClosed() || tab.pendingDialog()) return undefined;
+  // A page showing a dialog cannot paint: a capture would wait for the dialog to be answered; one
+  // whose navigation waits for its server takes no commands until it answers.
+  if (tab.isClosed() || tab.pendingDialog() || tab.activity().awaitingServer) return undefined;
   try {
     const jpeg = await within(
       tab.captureViewport({ maxWidth, quality: FRAME_QUALITY }),

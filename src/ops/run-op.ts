@@ -16,7 +16,7 @@ import type { Session } from '../sessions/session.js';
 import { policyError, type SessionManager } from '../sessions/session-manager.js';
 import type { CommonArgs, OpContext, OpDefinition, OpOutcome, Surface } from './define.js';
 import { bindReading, probedBox } from './element.js';
-import { baseline, checkNavigation, settle, untilPageAnswers } from './settle.js';
+import { baseline, checkNavigation, loadingSince, settle, untilPageAnswers } from './settle.js';
 import { changesAfter, elementDiff, readShells, trackBaseline, type Changes } from './track.js';
 import { failureMessage, verify } from './verify.js';
 
@@ -184,9 +184,10 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
       try {
         // The op's own time bounds the read, with a floor for an action that used it all; a page
         // still waiting for its server cannot answer at all.
-        const readMs = settled.activity().awaitingServer
-          ? 0
-          : Math.max(started + timeoutMs - Date.now(), 1000);
+        const readMs =
+          before && loadingSince(settled, before)
+            ? 0
+            : Math.max(started + timeoutMs - Date.now(), 1000);
         changes = await within(readChanges(), readMs, LATE);
       } catch (e) {
         // A navigation still landing replaced the document under the read; the action is done,

@@ -36,21 +36,35 @@ export interface Baseline {
   mutations: number | null;
   requestSeq: number;
   navigations: number;
+  navigationsSent: number;
   lastNavigation?: unknown;
 }
 
 export async function baseline(tab: BrowserTab): Promise<Baseline> {
   const a = tab.activity();
+  const read = callPage(tab, [], 'checkpoint');
   // A page waiting for its server answers nothing: the action (a goto away) goes ahead unmarked.
-  const point = a.awaitingServer ? null : await callPage(tab, [], 'checkpoint').catch(() => null);
+  const point = await (a.awaitingServer ? within(read, READ_AT_LEAST_MS, null) : read).catch(
+    () => null,
+  );
   return {
     url: tab.url(),
     documentId: point?.documentId ?? null,
     mutations: point?.mutations ?? null,
     requestSeq: a.requestsStarted,
     navigations: a.navigations,
+    navigationsSent: a.navigationsSent,
     lastNavigation: a.lastNavigation,
   };
+}
+
+/**
+ * The URL of a navigation the action started that is still waiting for its server. Only the
+ * action's own: one the driver never heard end must not hold every action after it.
+ */
+export function loadingSince(tab: BrowserTab, before: Baseline): string | undefined {
+  const a = tab.activity();
+  return a.navigationsSent > before.navigationsSent ? a.awaitingServer : undefined;
 }
 
 /**
@@ -59,10 +73,11 @@ export async function baseline(tab: BrowserTab): Promise<Baseline> {
  */
 async function domActivity(
   tab: BrowserTab,
+  before: Baseline,
   ms: number,
   read: 'activity' | 'activityAfterFrame' = 'activity',
 ): Promise<ActivityMark | null> {
-  if (tab.activity().awaitingServer) return null;
+  if (loadingSince(tab, before)) return null;
   try {
     return await within(callPage(tab, [], read), Math.max(ms, READ_AT_LEAST_MS), null);
   } catch {
@@ -84,7 +99,7 @@ export async function settle(
 ): Promise<string[]> {
   const started = Date.now();
   const deadline = started + settleTimeoutMs;
-  let first = await domActivity(tab, settleTimeoutMs, 'activityAfterFrame');
+  let first = await domActivity(tab, before, settleTimeoutMs, 'activityAfterFrame');
   if (first && first.navigations === undefined) {
     await sleep(GRACE_MS - (Date.now() - started));
     first = null;
@@ -96,7 +111,7 @@ export async function settle(
   for (;;) {
     if (tab.isClosed() || tab.pendingDialog()) break;
     const a = tab.activity(before.requestSeq);
-    dom = first ?? (await domActivity(tab, deadline - Date.now()));
+    dom = first ?? (await domActivity(tab, before, deadline - Date.now()));
     first = null;
     const navigated = a.navigations > before.navigations || (dom?.navigations ?? 0) > 0;
     if (dom && dom.mutations > 0) mutated = true;
@@ -150,11 +165,15 @@ async function notesFor(
   // not evidence of a new document.
   const documentId =
     last?.documentId ??
-    (tab.activity().awaitingServer
+    (loadingSince(tab, before)
       ? null
       : await within(callPage(tab, [], 'documentId'), READ_AT_LEAST_MS, null).catch(() => null));
-  if (documentId !== null && before.documentId !== null && documentId !== before.documentId)
-    notes.push('navigated');
+  // Unread before (the page was waiting for a server): a load the driver saw is the evidence.
+  const replaced =
+    before.documentId === null
+      ? tab.activity().navigations > before.navigations
+      : documentId !== before.documentId;
+  if (documentId !== null && replaced) notes.push('navigated');
   else if (tab.url() !== before.url) notes.push('url_changed');
   if (mutated && !notes.includes('navigated')) notes.push('dom_changed');
   return notes;

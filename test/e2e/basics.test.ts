@@ -118,6 +118,7 @@ describe('navigation and the ActionResult', () => {
     const away = await h.op('goto', { url: `${h.server.PREFIX}/login.html` });
     assert.equal(away.body.ok, true, JSON.stringify(away.body.error));
     assert.equal(away.body.page?.url, `${h.server.PREFIX}/login.html`);
+    assert.ok(away.body.notes?.includes('navigated'), JSON.stringify(away.body.notes));
     answer();
     const read = await h.op('snapshot', {});
     assert.equal(

@@ -81,7 +81,9 @@ export class PlaywrightTab implements BrowserTab {
       }
     });
     page.on('framenavigated', (f) => {
-      if (f === page.mainFrame()) this.record.navigations++;
+      if (f !== page.mainFrame()) return;
+      this.record.navigations++;
+      this.record.navigationEnded();
     });
     page.on('dialog', (d) => this.onDialog(d));
     page.on('download', (d) => this.record.download(d.url()));

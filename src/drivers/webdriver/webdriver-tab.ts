@@ -101,16 +101,20 @@ export class WebDriverTab implements BrowserTab {
   onNavigated(url: string, committed: boolean): void {
     this.currentUrl = url;
     if (committed) this.record.navigations++;
+    // Heard before its request: until it commits, the page being left is not a quiet one.
+    this.record.navigationSent(url);
   }
 
   onUrl(url: string): void {
     this.currentUrl = url;
     this.committedUrl = url;
+    this.record.navigationEnded();
   }
 
   /** A navigation that never committed (refused by the URL policy, aborted): the page stayed. */
   onNavigationFailed(): void {
     this.currentUrl = this.committedUrl;
+    this.record.navigationEnded();
   }
 
   onRequest(e: BidiRequest, topLevel: boolean): void {
