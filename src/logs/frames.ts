@@ -14,6 +14,7 @@ export const FRAME_QUALITY = 60;
  * op. Under load a scaled capture through a Grid takes seconds; past this the frame is left out.
  */
 const CAPTURE_TIMEOUT_MS = 8000;
+const WAITING_PAGE_CAPTURE_MS = 1000;
 
 /** A frame's file name under `logs/<session>/frames/`: the number the session gave it. */
 export const FRAME_NAME = /^\d{6,9}\.jpg$/;
@@ -35,13 +36,14 @@ export async function captureScreen(
   tab: BrowserTab,
   maxWidth = EVIDENCE_MAX_WIDTH,
 ): Promise<Screen | undefined> {
-  // A page showing a dialog cannot paint: a capture would wait for the dialog to be answered; one
-  // whose navigation waits for its server takes no commands until it answers.
-  if (tab.isClosed() || tab.pendingDialog() || tab.activity().awaitingServer) return undefined;
+  // A page showing a dialog cannot paint: a capture would wait for the dialog to be answered.
+  if (tab.isClosed() || tab.pendingDialog()) return undefined;
+  // One whose navigation waits for its server takes no commands until it answers.
+  const ms = tab.activity().awaitingServer ? WAITING_PAGE_CAPTURE_MS : CAPTURE_TIMEOUT_MS;
   try {
     const jpeg = await within(
       tab.captureViewport({ maxWidth, quality: FRAME_QUALITY }),
-      CAPTURE_TIMEOUT_MS,
+      ms,
       undefined,
     );
     return jpeg ? { jpeg, viewport: tab.viewport() } : undefined;
