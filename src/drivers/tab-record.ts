@@ -37,9 +37,13 @@ export class TabRecord<K> {
     this.awaiting = url;
   }
 
-  /** A main-frame navigation committed, failed or was aborted: the page takes commands again. */
-  navigationEnded(): void {
-    this.awaiting = undefined;
+  /**
+   * A main-frame navigation to `url` committed, failed or was aborted: the page takes commands
+   * again. Only the one awaited ends it: the previous document's late load event must not.
+   */
+  navigationEnded(url: string): void {
+    if (this.awaiting !== undefined && withoutFragment(url) === withoutFragment(this.awaiting))
+      this.awaiting = undefined;
   }
 
   /** The server answered a main-frame navigation. */
@@ -73,4 +77,10 @@ export class TabRecord<K> {
       navigationsSent: this.sent,
     };
   }
+}
+
+/** A request never carries the fragment its navigation was given. */
+function withoutFragment(url: string): string {
+  const hash = url.indexOf('#');
+  return hash < 0 ? url : url.slice(0, hash);
 }

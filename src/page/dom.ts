@@ -90,15 +90,15 @@ export function sleep(ms: number): Promise<void> {
 
 /**
  * The next animation frame, then a task of its own: read inside the frame, an animation can show
- * the time of a read made just before it (the clock never runs back), and look at rest. A timer
- * stands in when rAF stalls (background tabs).
+ * the time of a read made just before it (the clock never runs back), and look at rest. Answers
+ * the frame's time; a timer stands in when rAF stalls (background tabs), answering the clock.
  */
-export function nextFrame(): Promise<void> {
+export function nextFrame(): Promise<number> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, 50);
-    requestAnimationFrame(() => {
+    const timer = setTimeout(() => resolve(performance.now()), 50);
+    requestAnimationFrame((time) => {
       clearTimeout(timer);
-      setTimeout(resolve, 0);
+      setTimeout(() => resolve(time), 0);
     });
   });
 }

@@ -62,18 +62,22 @@ describe('click', () => {
       '/moving.html',
       `<style>
          @keyframes slide { from { left: 0 } to { left: 300px } }
-         @keyframes drift { from { left: 0 } to { left: 6000px } }
+         @keyframes orbit {
+           from { transform: rotate(0deg) translateX(60px) rotate(0deg) }
+           to { transform: rotate(360deg) translateX(60px) rotate(-360deg) }
+         }
        </style>
        <button id=slide style="position:relative; animation: slide 700ms linear forwards"
          onclick="window.clickedAt = this.getBoundingClientRect().x">Slide</button>
-       <br><button id=drift style="position:relative; animation: drift 60s linear">Drift</button>`,
+       <br><br><br><button id=drift style="margin: 60px; animation: orbit 1s linear infinite">Drift</button>`,
     );
     await open('moving.html');
     const r = await h.op('click', { target: { role: 'button', name: 'Slide' } });
     assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
     const clickedAt = (await pageValue(h, 'window.clickedAt')) as number;
     assert.ok(clickedAt > 290, `clicked where it came to rest, at x ${clickedAt}`);
-    // Always on its way: an alternating animation would rest for a frame at each turn.
+    // Always on its way, fast (377 px/s) and in place: an alternating animation would rest for a
+    // frame at each turn, and a slow drift moves less than a pixel between close frames.
     const moving = await h.op('click', { target: { role: 'button', name: 'Drift' }, timeout: 800 });
     assert.equal(moving.body.error?.kind, 'not_actionable', JSON.stringify(moving.body.error));
     assert.match(moving.body.error!.message, /still moving/);

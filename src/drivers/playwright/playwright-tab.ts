@@ -83,7 +83,7 @@ export class PlaywrightTab implements BrowserTab {
     page.on('framenavigated', (f) => {
       if (f !== page.mainFrame()) return;
       this.record.navigations++;
-      this.record.navigationEnded();
+      this.record.navigationEnded(f.url());
     });
     page.on('dialog', (d) => this.onDialog(d));
     page.on('download', (d) => this.record.download(d.url()));

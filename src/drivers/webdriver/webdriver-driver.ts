@@ -123,7 +123,7 @@ export class WebDriverSession implements BrowserSession, TabHost {
       });
     for (const event of ['navigationAborted', 'navigationFailed'])
       bidi.on<NavigationEvent>(`browsingContext.${event}`, (e) =>
-        this.open.get(e.context)?.onNavigationFailed(),
+        this.open.get(e.context)?.onNavigationFailed(e.url),
       );
     for (const event of ['navigationCommitted', 'domContentLoaded', 'load'])
       bidi.on<NavigationEvent>(`browsingContext.${event}`, (e) =>

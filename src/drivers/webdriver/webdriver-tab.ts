@@ -108,13 +108,13 @@ export class WebDriverTab implements BrowserTab {
   onUrl(url: string): void {
     this.currentUrl = url;
     this.committedUrl = url;
-    this.record.navigationEnded();
+    this.record.navigationEnded(url);
   }
 
   /** A navigation that never committed (refused by the URL policy, aborted): the page stayed. */
-  onNavigationFailed(): void {
+  onNavigationFailed(url: string): void {
     this.currentUrl = this.committedUrl;
-    this.record.navigationEnded();
+    this.record.navigationEnded(url);
   }
 
   onRequest(e: BidiRequest, topLevel: boolean): void {
