@@ -126,8 +126,11 @@ export async function settle(
       a.navigations === before.navigations &&
       a.requestsStarted === before.requestSeq &&
       Date.now() - started < DRIVER_CATCH_UP_MS;
+    // Judged now, not when the page was read: a read taken before the driver heard the action's
+    // navigation start shows the page being left, at rest.
     const quiet =
       !unheard &&
+      !loadingSince(tab, before) &&
       a.requestsInFlight === 0 &&
       dom !== null &&
       dom.requestsOpen === 0 &&
