@@ -14,6 +14,8 @@ export class TabRecord<K> {
   readonly network = new BoundedLog<NetworkEntry>(LOG_LIMIT);
   navigations = 0;
   lastNavigation?: NavigationOutcome & { url: string };
+  /** The URL of the last main-frame navigation sent, answered or not. */
+  lastSent?: string;
   private requestSeq = 0;
   private readonly inFlight = new Map<K, number>();
   /** URLs that turned into downloads: the browser aborts their navigation, the page stays. */
@@ -35,6 +37,7 @@ export class TabRecord<K> {
   navigationSent(url: string): void {
     if (this.awaiting !== url) this.sent++;
     this.awaiting = url;
+    this.lastSent = url;
   }
 
   /**
@@ -54,7 +57,7 @@ export class TabRecord<K> {
 
   /** A main-frame load that failed; one that became a download is not a failed load. */
   navigationFailed(url: string, error: string): void {
-    this.awaiting = undefined;
+    if (this.awaiting === url) this.awaiting = undefined;
     if (!this.downloadUrls.has(url)) this.lastNavigation = { url, error };
   }
 

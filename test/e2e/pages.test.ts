@@ -313,8 +313,23 @@ describe('lifecycle', () => {
     assert.equal(slow.status, 504);
     assert.equal(slow.body.error?.kind, 'timeout');
     const page = await h.op('goto', { url: `${h.server.PREFIX}/slow.html` }, 'slow');
-    assert.equal(page.body.ok, true);
+    assert.equal(page.body.ok, true, JSON.stringify(page.body));
     assert.ok(page.body.notes?.includes('waited_for_render'), JSON.stringify(page.body.notes));
+  });
+
+  test('a goto sent while the last one still waits for its server lands on its own page', async () => {
+    await h.op('open', {}, 'superseded');
+    const slow = await h.op(
+      'goto',
+      { url: `${h.server.PREFIX}/api/slow?ms=2500`, timeout: 300 },
+      'superseded',
+    );
+    assert.equal(slow.body.error?.kind, 'timeout');
+    // Chromium holds this goto until the slow server answers; that page then commits first.
+    const next = await h.op('goto', { url: `${h.server.PREFIX}/login.html` }, 'superseded');
+    assert.equal(next.body.ok, true, JSON.stringify(next.body.error));
+    assert.equal(next.body.page?.url, `${h.server.PREFIX}/login.html`);
+    assert.equal((next.body.data as { status?: number }).status, 200);
   });
 
   test('open and tab_new with a url report a page that did not load', async () => {

@@ -62,9 +62,11 @@ export class PlaywrightTab implements BrowserTab {
       this.onRequestDone(r);
     });
     page.on('requestfailed', (r) => {
+      // A body cut short after its server answered (a later navigation took over) is not a failed load.
+      const answered = this.requestEntries.get(r)?.status !== undefined;
       this.record.requestEnded(r);
       this.onRequestDone(r, r.failure()?.errorText ?? 'failed');
-      if (r.isNavigationRequest() && r.frame() === page.mainFrame())
+      if (!answered && r.isNavigationRequest() && r.frame() === page.mainFrame())
         this.record.navigationFailed(r.url(), r.failure()?.errorText ?? 'failed');
     });
     page.on('response', (r) => {
@@ -105,9 +107,33 @@ export class PlaywrightTab implements BrowserTab {
   }
 
   async goto(url: string, timeoutMs: number): Promise<NavigationOutcome> {
-    return this.navigation(`Loading ${url}`, () =>
-      this.page.goto(url, { timeout: timeoutMs, waitUntil: 'domcontentloaded' }),
-    );
+    const deadline = Date.now() + timeoutMs;
+    const earlier = this.record.lastSent;
+    const load = (ms: number) =>
+      this.navigation(`Loading ${url}`, () =>
+        this.page.goto(url, { timeout: ms, waitUntil: 'domcontentloaded' }),
+      );
+    try {
+      return await load(timeoutMs);
+    } catch (e) {
+      // Chromium queues our navigation behind commands held by an earlier one that waits for its
+      // server; answered, that one commits first and Playwright calls ours interrupted, though
+      // ours still goes on after it.
+      const stale =
+        earlier !== undefined &&
+        earlier !== url &&
+        `interrupted by another navigation to "${earlier}"`;
+      if (!stale || !(e instanceof OpError) || !e.message.includes(stale)) throw e;
+      const outcome = await this.navigation(`Loading ${url}`, async () => {
+        await this.page.waitForURL((u) => u.href !== earlier, {
+          timeout: Math.max(deadline - Date.now(), 1),
+          waitUntil: 'domcontentloaded',
+        });
+        return null;
+      });
+      const ours = this.record.lastNavigation;
+      return outcome.error || !ours || ours.url === earlier ? outcome : ours;
+    }
   }
 
   async back(timeoutMs: number): Promise<NavigationOutcome | null> {
