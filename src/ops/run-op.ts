@@ -180,15 +180,13 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
           maxChars: rt.sessions.config.changesMaxChars,
           withholdNothing: op.name === 'reload',
         });
+      // The op's own time bounds a read, with a floor for an action that used it all.
+      const bounded = () =>
+        within(readChanges(), Math.max(started + timeoutMs - Date.now(), 1000), LATE);
       let changes: Changes | typeof LATE;
       try {
-        // The op's own time bounds the read, with a floor for an action that used it all; a page
-        // still waiting for its server cannot answer at all.
-        const readMs =
-          before && loadingSince(settled, before)
-            ? 0
-            : Math.max(started + timeoutMs - Date.now(), 1000);
-        changes = await within(readChanges(), readMs, LATE);
+        // A page still waiting for its server cannot answer at all: it is not asked.
+        changes = before && loadingSince(settled, before) ? LATE : await bounded();
       } catch (e) {
         // A navigation still landing replaced the document under the read; the action is done,
         // so it is not failed for that: settle on the new document and read once more.
@@ -196,7 +194,7 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
         const again = await baseline(settled);
         for (const note of await settle(settled, again, rt.sessions.config.settleTimeoutMs))
           if (!notes.includes(note)) notes.push(note);
-        changes = await readChanges();
+        changes = await bounded();
       }
       if (changes === LATE) changes = { note: STILL_LOADING };
       else if (shellsBefore && !notes.includes('navigated')) {

@@ -1,7 +1,7 @@
 import { OpError } from '../core/errors.js';
+import { within } from '../core/within.js';
 import type { BrowserTab } from '../drivers/driver.js';
 import { callPage } from '../drivers/page-script.js';
-import { within } from '../core/within.js';
 import type { ActivityMark } from '../page/protocol.js';
 
 /** After a request or a navigation, a DOM counts as settled after this long without mutations. */
