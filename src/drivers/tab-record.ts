@@ -57,12 +57,12 @@ export class TabRecord<K> {
 
   /** A main-frame load that failed; one that became a download is not a failed load. */
   navigationFailed(url: string, error: string): void {
-    if (this.awaiting === url) this.awaiting = undefined;
+    this.navigationEnded(url);
     if (!this.downloadUrls.has(url)) this.lastNavigation = { url, error };
   }
 
   download(url: string): void {
-    if (this.awaiting === url) this.awaiting = undefined;
+    this.navigationEnded(url);
     this.downloadUrls.add(url);
     if (this.lastNavigation?.url === url && this.lastNavigation.error)
       this.lastNavigation = { url };
