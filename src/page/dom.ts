@@ -91,14 +91,16 @@ export function sleep(ms: number): Promise<void> {
 /**
  * The next animation frame, then a task of its own: read inside the frame, an animation can show
  * the time of a read made just before it (the clock never runs back), and look at rest. Answers
- * the frame's time; a timer stands in when rAF stalls (background tabs), answering the clock.
+ * the animations' clock as a read in this task sees it: under load a frame's time moves on while
+ * that clock stands still. A timer stands in when rAF stalls (background tabs).
  */
 export function nextFrame(): Promise<number> {
   return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(performance.now()), 50);
-    requestAnimationFrame((time) => {
+    const clock = () => Number(document.timeline.currentTime ?? performance.now());
+    const timer = setTimeout(() => resolve(clock()), 50);
+    requestAnimationFrame(() => {
       clearTimeout(timer);
-      setTimeout(() => resolve(time), 0);
+      setTimeout(() => resolve(clock()), 0);
     });
   });
 }
