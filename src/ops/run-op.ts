@@ -51,7 +51,40 @@ export function runOp(rt: OpRuntime, request: OpRequest): Promise<ActionResult> 
   const op = rt.ops.get(request.op);
   // status never waits behind other ops (DESIGN §6).
   if (op && !op.browser) return execute(rt, request);
-  return request.session.exclusive(() => execute(rt, request));
+  return request.session.exclusive(() =>
+    request.signal?.aborted ? notStarted(rt, request) : execute(rt, request),
+  );
+}
+
+/**
+ * A caller that went away while its op waited in the session's queue (HTTP client disconnected,
+ * MCP request cancelled) gets nothing run (DESIGN §3.2): it may resend, and a resent click must
+ * not be a second click. The session log keeps the answer nobody received.
+ */
+async function notStarted(rt: OpRuntime, request: OpRequest): Promise<ActionResult> {
+  const { session } = request;
+  const now = Date.now();
+  const result: ActionResult = {
+    ok: false,
+    op: request.op,
+    action_id: session.nextActionId(),
+    session_id: session.name,
+    verification: { status: 'not_checked' },
+    error: new OpError(
+      'timeout',
+      `Not started: the caller went away (the HTTP client disconnected or the MCP request was cancelled) while ${request.op} waited behind this session's earlier ops, so nothing reached the page. Send it again if it is still wanted.`,
+    ).toInfo(),
+    timing: { started_at_ms: now, duration_ms: 0, timeout_ms: session.settings.timeoutMs },
+  };
+  await rt.sessions.persist(session);
+  const final = scrub(result, session.bound);
+  rt.logs?.record({
+    result: final,
+    args: scrub(request.args, session.bound),
+    run: request.run,
+    acts: false,
+  });
+  return final;
 }
 
 async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult> {

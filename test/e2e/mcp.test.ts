@@ -281,6 +281,29 @@ describe('over streamable HTTP', () => {
     assert.ok(Date.now() - cancelled < 3000, `took ${Date.now() - cancelled} ms after the cancel`);
   });
 
+  test('a click cancelled while it waits behind another op never reaches the page', async () => {
+    h.server.setContent(
+      '/mcp-counter.html',
+      `<title>Counter</title><button onclick="fetch('/mcp-clicked')">Count</button>`,
+    );
+    await call(mcp, 'browser_goto', { url: page('mcp-counter.html') });
+    const holding = call(mcp, 'browser_wait_for', { ms: 2500 });
+    await new Promise((r) => setTimeout(r, 300));
+    const controller = new AbortController();
+    const click = call(
+      mcp,
+      'browser_click',
+      { target: { role: 'button', name: 'Count' } },
+      { signal: controller.signal },
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    controller.abort();
+    await assert.rejects(click);
+    await holding;
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(h.server.requests.filter((r) => r === '/mcp-clicked').length, 0);
+  });
+
   test('every resource can be read', async () => {
     const { resources } = await mcp.listResources();
     const uris = resources.map((r) => r.uri);

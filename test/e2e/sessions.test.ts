@@ -172,3 +172,40 @@ describe('status while an op runs', () => {
     await slow;
   });
 });
+
+describe('an op whose caller has gone', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+    h.server.setContent(
+      '/counter.html',
+      `<title>Counter</title><button onclick="fetch('/clicked?n=' + Date.now())">Count</button>`,
+    );
+  });
+  after(() => h.close());
+
+  const clicks = () => h.server.requests.filter((r) => r.startsWith('/clicked')).length;
+
+  test('a click whose HTTP client gave up while it queued never reaches the page; the resend is the one click', async () => {
+    await h.op('goto', { url: `${h.server.PREFIX}/counter.html` }, 'gone');
+    const holding = h.op('wait_for', { ms: 3000 }, 'gone');
+    await new Promise((r) => setTimeout(r, 300));
+    const click = { target: { role: 'button', name: 'Count' } };
+    await assert.rejects(
+      h.request('/browser/click', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-session-key': 'gone' },
+        body: JSON.stringify(click),
+        signal: AbortSignal.timeout(800),
+      }),
+    );
+    await holding;
+    const resent = await h.op('click', click, 'gone');
+    assert.equal(resent.body.ok, true, JSON.stringify(resent.body.error));
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(clicks(), 1, 'the abandoned click ran as well');
+    const log = await h.request('/logs/gone');
+    const text = await log.text();
+    assert.match(text, /not started: the caller went away/i);
+  });
+});
