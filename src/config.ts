@@ -1,9 +1,10 @@
+import { realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { CONSEQUENTIAL_WORDS } from './core/approval.js';
 import { looseEnum } from './core/schema.js';
-import { parseOriginPattern } from './core/url-policy.js';
+import { closedDirsOf, isWithin, parseOriginPattern } from './core/url-policy.js';
 import { checkConfigCapabilities } from './drivers/webdriver/capabilities.js';
 
 const bool = z.union([z.boolean(), z.string()]).transform((v, ctx) => {
@@ -234,12 +235,22 @@ export const SETTINGS = {
   allowedUrls: {
     env: 'ALLOWED_URLS',
     schema: originPatterns.default([]),
-    doc: 'Origin patterns the browser may navigate to (comma-separated, * wildcards, e.g. https://*.corp.test); empty = all',
+    doc: 'URL patterns [scheme://]host[:port] the browser may navigate to (comma-separated, * wildcards, e.g. https://*.corp.test; no scheme = http and https; file://* for file: URLs); empty = all web URLs',
   },
   blockedUrls: {
     env: 'BLOCKED_URLS',
     schema: originPatterns.default([]),
-    doc: 'Origin patterns the browser may never navigate to; wins over ALLOWED_URLS',
+    doc: 'URL patterns the browser may never navigate to (file://* blocks file: URLs, * everything); wins over ALLOWED_URLS',
+  },
+  fileUrlDirs: {
+    env: 'FILE_URL_DIRS',
+    schema: pathList.default([]),
+    doc: 'Colon-separated directories whose files the browser may open as file: URLs (after .. and symlinks); never DATA_DIR or SECRETS_DIRS; empty = no file: URL',
+  },
+  blockMetadata: {
+    env: 'BLOCK_METADATA',
+    schema: bool.default(true),
+    doc: 'Refuse every request to cloud metadata addresses (169.254.0.0/16, metadata.google.internal, 100.100.100.200…) (off: allow)',
   },
   allowedOrigins: {
     env: 'ALLOWED_ORIGINS',
@@ -318,6 +329,7 @@ export function loadConfig(
   config.uploadDirs = (config.uploadDirs ?? [join(config.dataDir, 'uploads')]).map((d) =>
     resolve(d),
   );
+  config.fileUrlDirs = config.fileUrlDirs.map((d) => checkFileUrlDir(d, config));
   try {
     checkConfigCapabilities(config.sessionCapabilities);
   } catch (e) {
@@ -329,6 +341,26 @@ export function loadConfig(
     );
   }
   return config;
+}
+
+/** A FILE_URL_DIRS entry as its real path; one at or inside DATA_DIR or SECRETS_DIRS is refused. */
+function checkFileUrlDir(dir: string, config: Config): string {
+  let real: string;
+  try {
+    real = realpathSync(resolve(dir));
+    if (!statSync(real).isDirectory()) throw new Error('not a directory');
+  } catch (e) {
+    throw new ConfigError(
+      `Setting FILE_URL_DIRS names ${dir}, which is not a directory (${(e as Error).message}). Name existing directories, colon-separated.`,
+    );
+  }
+  const closed = closedDirsOf(config.dataDir, config.secretsDirs).find((c) => isWithin(real, c));
+  if (closed) {
+    throw new ConfigError(
+      `Setting FILE_URL_DIRS names ${dir}, which is ${real === closed ? '' : 'inside '}${closed} (DATA_DIR or SECRETS_DIRS): its signing key, logs and secrets must never be readable as file: URLs. Name another directory.`,
+    );
+  }
+  return real;
 }
 
 export function isLoopback(host: string): boolean {

@@ -4,6 +4,7 @@ import { pino, type Logger } from 'pino';
 import { join } from 'node:path';
 import type { Config } from './config.js';
 import type { Driver } from './drivers/driver.js';
+import { blockedHosts } from './core/url-policy.js';
 import { LazyDriver } from './drivers/lazy-driver.js';
 import { FileStore } from './files/file-store.js';
 import { FlowLibrary } from './flows/library.js';
@@ -43,7 +44,7 @@ export async function createSwiftBrowse(
   const drivers: Partial<Record<Backend, Driver>> = {
     playwright: new LazyDriver('playwright', async () => {
       const { PlaywrightDriver } = await import('./drivers/playwright/playwright-driver.js');
-      return new PlaywrightDriver(config.browserPath);
+      return new PlaywrightDriver(config.browserPath, blockedHosts(config));
     }),
   };
   if (config.gridUrl) {
@@ -52,6 +53,7 @@ export async function createSwiftBrowse(
       gridUrl: config.gridUrl,
       capabilities: config.sessionCapabilities,
       queueWaitMs: config.gridQueueWaitMs,
+      blockedHosts: blockedHosts(config),
     });
   }
   const sessions = new SessionManager(config, drivers, store, logger);

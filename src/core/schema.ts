@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { urlArgumentProblem } from './url-policy.js';
 
 /** A closed set of values, accepted in any case (DESIGN §4). */
 export function looseEnum<const T extends readonly [string, ...string[]]>(values: T) {
@@ -25,3 +26,14 @@ export function jsonObject<S extends z.ZodType>(schema: S) {
 /** Milliseconds, given as a number or a numeric string (flows substitute `${…}` into strings). */
 export const millis = (description: string) =>
   z.coerce.number().int().min(0).max(3_600_000).describe(description);
+
+/** A URL to load (goto, open, tab_new): `javascript:` and what is no URL fail with the arguments, before a browser opens. */
+export const navigationUrl = (description: string) =>
+  z
+    .string()
+    .min(1)
+    .superRefine((v, ctx) => {
+      const problem = urlArgumentProblem(v);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .describe(description);

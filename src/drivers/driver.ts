@@ -42,6 +42,12 @@ export interface OpenOptions {
    * `window.open`, new tabs); a returned reason means the driver must stop it before it loads.
    */
   refuseNavigation?: (url: string) => string | undefined;
+  /**
+   * Called for every other request a page makes (frames, scripts, fetch) while the policy is
+   * active: a returned reason means the driver fails it before it is sent (`file:` outside
+   * FILE_URL_DIRS, metadata addresses).
+   */
+  refuseRequest?: (url: string) => string | undefined;
   /** Told while opening takes long (a Grid queue), for progress notifications. */
   onProgress?: (message: string) => void;
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { OpError } from '../core/errors.js';
 import { checkName } from '../core/names.js';
-import { jsonObject, looseEnum, millis } from '../core/schema.js';
+import { jsonObject, looseEnum, millis, navigationUrl } from '../core/schema.js';
 import { BROWSER_NAMES } from '../drivers/driver.js';
 import { keptFilesDir } from '../files/file-store.js';
 import { applySettings, settingsView } from '../sessions/settings.js';
@@ -20,7 +20,7 @@ export const open = defineOp({
     'Open the browser with settings the session keeps; resumes the last URL unless fresh or url. Other ops open one on demand',
   step: false,
   args: z.strictObject({
-    url: z.string().min(1).optional().describe('Load this URL'),
+    url: navigationUrl('Load this URL').optional(),
     fresh: z.boolean().optional().describe('Blank page, not the last URL'),
     backend: looseEnum(['playwright', 'grid']).optional(),
     browser: looseEnum(BROWSER_NAMES).optional(),
@@ -46,7 +46,7 @@ export const open = defineOp({
     const s = ctx.session;
     if (args.profile) checkName('profile', args.profile);
     if (args.storage_state) checkName('file', args.storage_state);
-    if (args.url) ctx.sessions.checkNavigation(args.url);
+    const url = args.url ? ctx.sessions.checkNavigation('open', args.url) : undefined;
     const { settings, relaunch } = applySettings(s.settings, {
       backend: args.backend,
       browser: args.browser,
@@ -88,8 +88,7 @@ export const open = defineOp({
     const { width, height } = tab.viewport();
     if (width !== settings.viewport.width || height !== settings.viewport.height)
       await tab.setViewport(settings.viewport.width, settings.viewport.height);
-    if (args.url)
-      checkLoaded(tab, args.url, await tab.goto(args.url, settings.navigationTimeoutMs));
+    if (url) checkLoaded(tab, url, await tab.goto(url, settings.navigationTimeoutMs));
     return {
       data: {
         settings: settingsView(s.settings),

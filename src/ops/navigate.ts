@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { OpError } from '../core/errors.js';
-import { millis } from '../core/schema.js';
+import { millis, navigationUrl } from '../core/schema.js';
 import type { BrowserTab, NavigationOutcome } from '../drivers/driver.js';
 import { defineOp, type OpContext } from './define.js';
 import { navigationError } from './settle.js';
@@ -21,14 +20,6 @@ export function checkLoaded(
   return outcome.status !== undefined ? { status: outcome.status } : {};
 }
 
-/** `user:pw@host` has no scheme, `data:` does; a bare loopback host is plain http. */
-function withScheme(url: string): string {
-  if (/^(?:[a-z][a-z0-9+.-]*:\/\/|(?:data|about|blob|javascript|file|chrome):)/i.test(url))
-    return url;
-  const host = url.replace(/^[^@/]*@/, '');
-  return /^(localhost|127\.|\[::1\])/i.test(host) ? `http://${url}` : `https://${url}`;
-}
-
 function navTimeoutOf(ctx: OpContext, timeout: number | undefined): number {
   return timeout ?? ctx.session.settings.navigationTimeoutMs;
 }
@@ -39,23 +30,11 @@ export const goto = defineOp({
   summary: 'Load a URL in the current tab and wait for it to settle',
   acts: true,
   args: z.strictObject({
-    url: z
-      .string()
-      .min(1)
-      .describe('Absolute URL; a bare host gets https:// (http:// for localhost and 127.x)'),
+    url: navigationUrl('Absolute URL; a bare host gets https:// (http:// for localhost and 127.x)'),
     timeout: navTimeout,
   }),
   async run(ctx, args) {
-    const url = withScheme(args.url);
-    try {
-      new URL(url);
-    } catch {
-      throw new OpError(
-        'invalid_argument',
-        `goto: ${JSON.stringify(args.url)} is not a URL; give an absolute URL such as http://127.0.0.1:8765/demo/login.html.`,
-      );
-    }
-    ctx.sessions.checkNavigation(url);
+    const url = ctx.sessions.checkNavigation('goto', args.url);
     const tab = await ctx.tab();
     ctx.delivered();
     return { data: checkLoaded(tab, url, await tab.goto(url, navTimeoutOf(ctx, args.timeout))) };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { OpError } from '../core/errors.js';
+import { navigationUrl } from '../core/schema.js';
 import type { BrowserTab } from '../drivers/driver.js';
 import type { Session } from '../sessions/session.js';
 import { defineOp, type OpContext } from './define.js';
@@ -38,21 +39,16 @@ export const tabNew = defineOp({
   summary: 'Open a new tab (optionally at a URL) and make it the active one',
   acts: true,
   args: z.strictObject({
-    url: z.string().min(1).optional().describe('URL to load in the new tab'),
+    url: navigationUrl('URL to load in the new tab').optional(),
   }),
   async run(ctx, args) {
-    if (args.url) ctx.sessions.checkNavigation(args.url);
+    const url = args.url ? ctx.sessions.checkNavigation('tab_new', args.url) : undefined;
     await ctx.tab();
     const browser = ctx.session.browser!;
     ctx.delivered();
     const tab = await browser.newTab();
     ctx.session.activeTabId = tab.id;
-    if (args.url)
-      checkLoaded(
-        tab,
-        args.url,
-        await tab.goto(args.url, ctx.session.settings.navigationTimeoutMs),
-      );
+    if (url) checkLoaded(tab, url, await tab.goto(url, ctx.session.settings.navigationTimeoutMs));
     return { data: { tab: tab.id, tabs: await listTabs(ctx.session) } };
   },
 });

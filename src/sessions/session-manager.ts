@@ -5,7 +5,14 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { OpError } from '../core/errors.js';
 import { checkName } from '../core/names.js';
-import { policyActive, refusedBy, urlPolicy, type UrlPolicy } from '../core/url-policy.js';
+import {
+  navigationTarget,
+  policyActive,
+  refusedBy,
+  requestRefusedBy,
+  urlPolicy,
+  type UrlPolicy,
+} from '../core/url-policy.js';
 import type { BrowserSession, Driver, OpenOptions } from '../drivers/driver.js';
 import { keptFilesDir, sessionFilesDir } from '../files/file-store.js';
 import { Session } from './session.js';
@@ -47,7 +54,7 @@ export class SessionManager {
     readonly store: SessionStore,
     private readonly logger?: Logger,
   ) {
-    this.policy = urlPolicy(config.allowedUrls, config.blockedUrls);
+    this.policy = urlPolicy(config);
     const shortest = Math.min(config.sessionTtl || Infinity, config.sessionRecordTtl || Infinity);
     if (shortest !== Infinity) {
       const every = Math.max(1000, Math.min(shortest / 2, 60_000));
@@ -114,10 +121,15 @@ export class SessionManager {
     return driver;
   }
 
-  /** Refuses, before anything loads, a URL the policy forbids. */
-  checkNavigation(url: string): void {
+  /**
+   * The URL an op asked to load (`goto`, `open`, `tab_new`), read and checked before any browser
+   * opens: not a URL is `invalid_argument`, a URL the policy forbids `permission_denied`.
+   */
+  checkNavigation(op: string, input: string): string {
+    const url = navigationTarget(op, input);
     const reason = refusedBy(this.policy, url);
     if (reason) throw policyError(url, reason);
+    return url;
   }
 
   /** Saves the session's record; a store failure is logged and never fails the op that ran. */
@@ -279,6 +291,9 @@ export class SessionManager {
             if (reason) session.refusedNavigations.push({ url, reason });
             return reason;
           }
+        : undefined,
+      refuseRequest: policyActive(this.policy)
+        ? (url) => requestRefusedBy(this.policy, url)
         : undefined,
     };
   }

@@ -132,11 +132,13 @@ class PlaywrightSession implements BrowserSession {
 /**
  * Stops every main-frame navigation the policy refuses before it loads. Redirects never reach a
  * route handler, so a main-frame document is fetched without following them and each hop is
- * checked; the browser then follows an allowed hop as a new, again routed, request.
+ * checked; the browser then follows an allowed hop as a new, again routed, request. Any other
+ * request (`file:` ones included: the route sees them) meets `refuseRequest`.
  */
 async function guardNavigations(
   context: BrowserContext,
   refuse: (url: string) => string | undefined,
+  refuseRequest?: (url: string) => string | undefined,
 ): Promise<void> {
   await context.route(
     () => true,
@@ -148,7 +150,8 @@ async function guardNavigations(
       } catch {
         // A popup's first navigation is issued before its frame exists: a main frame all the same.
       }
-      if (!mainFrame) return route.fallback();
+      if (!mainFrame)
+        return refuseRequest?.(request.url()) ? route.abort('blockedbyclient') : route.fallback();
       // `aborted` leaves the tab on the page it was on, where `blockedbyclient` shows an error page.
       if (refuse(request.url())) return route.abort('aborted');
       try {
@@ -166,12 +169,31 @@ async function guardNavigations(
   );
 }
 
+/**
+ * Chromium's own resolver refuses these hosts (IP literals included, in any spelling the URL
+ * parser normalises): no request to them leaves the browser, and other requests pay nothing.
+ */
+function hostResolverRules(hosts: readonly string[]): string[] {
+  if (!hosts.length) return [];
+  // Chromium's rules name an IPv6 address without its brackets.
+  const rules = hosts.map((h) => `MAP ${h.replace(/^\[|\]$/g, '')} ~NOTFOUND`);
+  return [`--host-resolver-rules=${rules.join(', ')}`];
+}
+
 /** Local Chromium through playwright-core: one browser process per launch setting, a context per session. */
 export class PlaywrightDriver implements Driver {
   readonly backend = 'playwright' as const;
   private readonly browsers = new Map<string, Promise<Browser>>();
 
-  constructor(private readonly executablePath?: string) {}
+  private readonly args: string[];
+
+  /** `blockedHosts` never resolve in this browser: every request to them fails before it is sent. */
+  constructor(
+    private readonly executablePath?: string,
+    blockedHosts: readonly string[] = [],
+  ) {
+    this.args = [...CHROMIUM_ARGS, ...hostResolverRules(blockedHosts)];
+  }
 
   private executable(): string {
     const path = findBrowser(this.executablePath);
@@ -193,7 +215,7 @@ export class PlaywrightDriver implements Driver {
       launching = chromium.launch({
         executablePath: this.executable(),
         headless,
-        args: CHROMIUM_ARGS,
+        args: this.args,
       });
       launching.then(
         (b) => b.on('disconnected', () => this.browsers.delete(key)),
@@ -226,7 +248,7 @@ export class PlaywrightDriver implements Driver {
           ...contextOptions,
           executablePath: this.executable(),
           headless: options.headless,
-          args: CHROMIUM_ARGS,
+          args: this.args,
         });
         version = context.browser()?.version() ?? (await this.info()).version;
       } else {
@@ -248,7 +270,8 @@ export class PlaywrightDriver implements Driver {
           `This machine's Chromium is ${version}; the local backend cannot run version ${options.version}. Leave version out, or use a Selenium Grid that offers it.`,
         );
       }
-      if (options.refuseNavigation) await guardNavigations(context, options.refuseNavigation);
+      if (options.refuseNavigation)
+        await guardNavigations(context, options.refuseNavigation, options.refuseRequest);
       const session = new PlaywrightSession(context, version, options.downloadsDir);
       await session.start();
       return session;

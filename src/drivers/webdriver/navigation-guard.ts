@@ -5,11 +5,23 @@ interface BlockedRequest extends BidiRequest {
   isBlocked?: boolean;
 }
 
+export interface GuardOptions {
+  /** The URL policy for main-frame navigations; unset, only `blockedHosts` are held. */
+  refuseNavigation?: (url: string) => string | undefined;
+  /** The policy for every other request (`file:` outside FILE_URL_DIRS, metadata addresses). */
+  refuseRequest?: (url: string) => string | undefined;
+  /** Hosts no request may reach (cloud metadata); `*` entries are dropped (BiDi patterns have none). */
+  blockedHosts: readonly string[];
+  /** Whether a context is an iframe (not a tab or popup). */
+  isFrame: (context: string) => boolean;
+}
+
 /**
- * The URL policy on WebDriver BiDi: every request is held at `beforeRequestSent`, and a main-frame
+ * The URL policy on WebDriver BiDi: with a policy every request is held at `beforeRequestSent`, and a main-frame
  * navigation the policy refuses is answered with a 204 before it is sent. Each redirect hop arrives as its own
  * event, so a hop into a refused origin is never requested; a popup's first navigation is a new
- * top-level context's, held the same way. Everything else continues at once.
+ * top-level context's, held the same way. Everything else continues at once. Without one, only
+ * requests to the blocked hosts are held (the browser matches them), and failed.
  */
 export class NavigationGuard {
   private intercept?: string;
@@ -17,8 +29,7 @@ export class NavigationGuard {
 
   private constructor(
     private readonly bidi: Bidi,
-    private readonly refuse: (url: string) => string | undefined,
-    private readonly isFrame: (context: string) => boolean,
+    private readonly options: GuardOptions,
   ) {
     bidi.on<BlockedRequest>('network.beforeRequestSent', (e) => {
       if (e.isBlocked) void this.decide(e);
@@ -34,26 +45,27 @@ export class NavigationGuard {
    * refused popup is closed before its page is shown.
    */
   watchPopup(context: string, url: string): void {
+    if (!this.options.refuseNavigation) return;
     if (url && url !== 'about:blank') this.checkPopup(context, url);
     else this.popups.add(context);
   }
 
   private checkPopup(context: string, url: string): void {
-    if (!this.refuse(url)) return;
+    if (!this.options.refuseNavigation?.(url)) return;
     void this.bidi
       .call('browsingContext.close', { context, promptUnload: false })
       .catch(() => undefined);
   }
 
-  /** Starts holding requests; `isFrame` says whether a context is an iframe (not a tab or popup). */
-  static async start(
-    bidi: Bidi,
-    refuse: (url: string) => string | undefined,
-    isFrame: (context: string) => boolean,
-  ): Promise<NavigationGuard> {
-    const guard = new NavigationGuard(bidi, refuse, isFrame);
+  /** Starts holding requests: all of them under a policy, else those to the blocked hosts. */
+  static async start(bidi: Bidi, options: GuardOptions): Promise<NavigationGuard> {
+    const guard = new NavigationGuard(bidi, options);
+    const hosts = options.blockedHosts.filter((h) => !h.includes('*'));
     const r = await bidi.call<{ intercept: string }>('network.addIntercept', {
       phases: ['beforeRequestSent'],
+      ...(options.refuseNavigation
+        ? {}
+        : { urlPatterns: hosts.map((hostname) => ({ type: 'pattern', hostname })) }),
     });
     guard.intercept = r.intercept;
     return guard;
@@ -61,9 +73,16 @@ export class NavigationGuard {
 
   private async decide(e: BlockedRequest): Promise<void> {
     const request = e.request.request;
-    const mainFrame = !!e.navigation && !!e.context && !this.isFrame(e.context);
+    const { refuseNavigation, refuseRequest, isFrame } = this.options;
+    const mainFrame = !!e.navigation && !!e.context && !isFrame(e.context);
+    const refused = mainFrame ? refuseNavigation?.(e.request.url) : refuseRequest?.(e.request.url);
+    // Held without a policy: only a blocked host's request is, so it fails.
+    if (!refuseNavigation || (refused && !mainFrame)) {
+      await this.bidi.call('network.failRequest', { request }).catch(() => undefined);
+      return;
+    }
     // A command on a request the browser already dropped (tab closed) fails: nothing to hold then.
-    if (!mainFrame || !this.refuse(e.request.url)) {
+    if (!refused) {
       await this.bidi.call('network.continueRequest', { request }).catch(() => undefined);
       return;
     }

@@ -59,6 +59,8 @@ export interface WebDriverSettings {
   queueWaitMs?: number;
   /** How often `onProgress` is told while the Grid queue holds the request. */
   progressEveryMs?: number;
+  /** Hosts every request to which fails before it is sent (cloud metadata); `*` entries are dropped. */
+  blockedHosts?: readonly string[];
 }
 
 interface ContextCreated {
@@ -210,11 +212,16 @@ export class WebDriverSession implements BrowserSession, TabHost {
     setViewport: boolean;
     storageStatePath?: string;
     refuseNavigation?: OpenOptions['refuseNavigation'];
+    refuseRequest?: OpenOptions['refuseRequest'];
+    blockedHosts?: readonly string[];
   }): Promise<void> {
-    if (options.refuseNavigation)
-      this.guard = await NavigationGuard.start(this.bidi, options.refuseNavigation, (c) =>
-        this.parentOf.has(c),
-      );
+    if (options.refuseNavigation || options.blockedHosts?.length)
+      this.guard = await NavigationGuard.start(this.bidi, {
+        refuseNavigation: options.refuseNavigation,
+        refuseRequest: options.refuseRequest,
+        blockedHosts: options.blockedHosts ?? [],
+        isFrame: (c) => this.parentOf.has(c),
+      });
     const tree = await this.bidi.call<{ contexts: { context: string; url: string }[] }>(
       'browsingContext.getTree',
       { maxDepth: 0 },
@@ -575,6 +582,8 @@ export class WebDriverDriver implements Driver {
         setViewport: true,
         storageStatePath: options.storageStatePath,
         refuseNavigation: options.refuseNavigation,
+        refuseRequest: options.refuseRequest,
+        blockedHosts: this.settings.blockedHosts,
       });
       this.track(session);
       return session;
@@ -652,7 +661,12 @@ export class WebDriverDriver implements Driver {
       options.downloadsDir,
     );
     try {
-      await session.start({ setViewport: false, refuseNavigation: options.refuseNavigation });
+      await session.start({
+        setViewport: false,
+        refuseNavigation: options.refuseNavigation,
+        refuseRequest: options.refuseRequest,
+        blockedHosts: this.settings.blockedHosts,
+      });
     } catch {
       await bidi.close();
       return undefined;
