@@ -22,8 +22,6 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
   const app = new Hono();
 
   const hostAllowed = hostRule(config);
-  // Refusals before a route runs, /mcp included, in the shape of a failed result.
-  const refuse = (c: Context, error: OpError) => failure(c, 'request', error);
 
   // One guard for every route, /mcp included: the MCP SDK's own allowedHosts compares whole
   // Host values (port and all) and is deprecated in favour of middleware like this one.
@@ -31,12 +29,13 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
     const host = c.req.header('host');
     // /health says only that the server is up, and orchestrators probe it by address.
     if (hostAllowed && c.req.path !== '/health' && !hostAllowed(host))
-      return refuse(c, hostRefusal(host));
+      return failure(c, 'request', hostRefusal(host));
     const origin = c.req.header('origin');
     // Pages the driven browser visits can reach this port too: a browser Origin must be allowed by name.
     if (origin && !config.allowedOrigins.includes(origin)) {
-      return refuse(
+      return failure(
         c,
+        'request',
         new OpError(
           'permission_denied',
           `Requests from the browser origin ${origin} are refused. An operator can allow it with ALLOWED_ORIGINS.`,
@@ -73,8 +72,9 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
     bodyLimit({
       maxSize: config.bodyLimit,
       onError: (c) =>
-        refuse(
+        failure(
           c,
+          'request',
           new OpError(
             'invalid_argument',
             `The request body is larger than ${config.bodyLimit} bytes (BODY_LIMIT).`,
@@ -86,7 +86,7 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
     const refused = await checkBody(c.req.method, c.req.path, c.req.header('content-type'), () =>
       c.req.text(),
     );
-    return refused ? refuse(c, refused) : next();
+    return refused ? failure(c, 'request', refused) : next();
   });
 
   app.get('/health', (c) => c.json({ ok: true, version }));
