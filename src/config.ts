@@ -50,6 +50,13 @@ const originPatterns = list.superRefine((patterns, ctx) => {
   }
 });
 
+// A Host header name: a DNS name or an IP (IPv6 in brackets), with an optional port.
+const hostList = list.superRefine((hosts, ctx) => {
+  for (const h of hosts)
+    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/i.test(h))
+      ctx.addIssue({ code: 'custom', message: `"${h}" is not a host or host:port` });
+});
+
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
 /** A duration in ms from seconds (`90`) or with a unit (`500ms`, `30s`, `30m`, `12h`, `7d`); 0 means never. */
@@ -91,6 +98,11 @@ export const SETTINGS = {
     env: 'PUBLIC_URL',
     schema: z.url().optional(),
     doc: 'Absolute base URL for links the server hands out',
+  },
+  allowedHosts: {
+    env: 'ALLOWED_HOSTS',
+    schema: hostList.default([]),
+    doc: 'Comma-separated host or host:port names the server answers to besides loopback names, HOST and PUBLIC_URL; any other Host is refused (DNS rebinding). On HOST=0.0.0.0 the check is on once this is set',
   },
   dataDir: {
     env: 'DATA_DIR',
@@ -157,6 +169,16 @@ export const SETTINGS = {
     env: 'MCP_TOOLS',
     schema: looseEnum(['full', 'compact']).default('compact'),
     doc: 'MCP tool set: compact (browser_run plus lifecycle) or full (one tool per op)',
+  },
+  mcpMaxSessions: {
+    env: 'MCP_MAX_SESSIONS',
+    schema: int(1, 100_000).default(100),
+    doc: 'Most MCP sessions open at once over HTTP (/mcp); an initialize past it is refused with 429',
+  },
+  mcpSessionIdle: {
+    env: 'MCP_SESSION_IDLE',
+    schema: duration.default(30 * 60_000),
+    doc: 'An MCP session unused this long is closed and its client initializes again (seconds or 30m/2h; 0 = never)',
   },
   mcpResourceTools: {
     env: 'MCP_RESOURCE_TOOLS',

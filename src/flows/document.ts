@@ -6,6 +6,12 @@ import { OpError } from '../core/errors.js';
 export const DEFAULT_FLOW_TIMEOUT_S = 120;
 export const MAX_FLOW_TIMEOUT_S = 86_400;
 
+/**
+ * Most YAML alias expansions a flow document may make (the yaml package's own default, written
+ * here so the refusal can name it): a "billion laughs" document grows exponentially with them.
+ */
+export const MAX_YAML_ALIASES = 100;
+
 /** A parameter name must be writable as `${name}`. */
 export const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -117,5 +123,18 @@ export function flowSource(input: unknown, name?: string): FlowSource {
       );
     }
   }
-  return { text: doc.toString({ lineWidth: 0 }), value: doc.toJS() as unknown };
+  return { text: doc.toString({ lineWidth: 0 }), value: expand(doc) };
+}
+
+/** The document's value, refusing one whose aliases (`*name`) would expand past the limit. */
+function expand(doc: Document): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: MAX_YAML_ALIASES }) as unknown;
+  } catch (e) {
+    if (!(e instanceof ReferenceError)) throw e;
+    throw new OpError(
+      'invalid_argument',
+      `The flow's YAML aliases (*name) expand to more than ${MAX_YAML_ALIASES} copies, the most a flow may use (${e.message}). Write the repeated values out, or use a parameter.`,
+    );
+  }
 }

@@ -210,7 +210,9 @@ export function buildProgram(setExit: (code: number) => void): Command {
           : '/logs';
         let r;
         try {
-          r = await getJson({ ...options, session: undefined }, path);
+          // Logs are an operator route: the callers' token does not open them.
+          const token = process.env.SWIFTBROWSE_ADMIN_TOKEN ?? options.token;
+          r = await getJson({ ...options, token, session: undefined }, path);
         } catch {
           process.stderr.write(
             `No SwiftBrowse server answers at ${options.server}. Start one with: swiftbrowse up\n`,

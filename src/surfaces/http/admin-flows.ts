@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { parseArgs } from '../../core/args.js';
 import { checkName } from '../../core/names.js';
 import type { OpRuntime } from '../../ops/run-op.js';
-import { bodyLimitOf, flowDocumentRoutes, refuse } from './flows.js';
+import { flowDocumentRoutes, jsonBody, refuse } from './flows.js';
 
 const moveArgs = z.strictObject({
   to: z.string().min(1).describe('The library to move it to: "global" or a session name'),
@@ -16,7 +16,6 @@ const moveArgs = z.strictObject({
  */
 export function adminFlowRoutes(rt: OpRuntime): Hono {
   const app = new Hono();
-  app.use('*', bodyLimitOf(rt.sessions.config.bodyLimit));
   const lib = (c: Context) => {
     const library = c.req.param('library') ?? '';
     return library === '_stdio' ? library : checkName('library', library);
@@ -38,8 +37,7 @@ export function adminFlowRoutes(rt: OpRuntime): Hono {
 
   app.post('/:library/:name/move', async (c) => {
     try {
-      const text = await c.req.text();
-      const args = parseArgs('move', moveArgs, text.trim() ? JSON.parse(text) : {});
+      const args = parseArgs('move', moveArgs, jsonBody(await c.req.text()));
       const to = args.to === '_stdio' ? args.to : checkName('library', args.to);
       const moved = await rt.flows.move(c.req.param('name'), lib(c), to, args.replace);
       c.header('ETag', `"${moved.revision}"`);

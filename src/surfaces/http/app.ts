@@ -11,6 +11,7 @@ import { adminFlowRoutes } from './admin-flows.js';
 import { adminRoutes } from './admin.js';
 import { fileAdminRoutes, isSignedFileLink, signedFileRoutes } from './file-routes.js';
 import { flowRoutes } from './flows.js';
+import { checkBody, hostRefusal, hostRule } from './guards.js';
 import { isOperatorPath, operatorGuard } from './operator.js';
 import { answer, callerName, failure } from './respond.js';
 import { mountLogRoutes } from './logs-routes.js';
@@ -20,7 +21,15 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
   const config = rt.sessions.config;
   const app = new Hono();
 
+  const hostAllowed = hostRule(config);
+
+  // One guard for every route, /mcp included: the MCP SDK's own allowedHosts compares whole
+  // Host values (port and all) and is deprecated in favour of middleware like this one.
   app.use('*', async (c, next) => {
+    const host = c.req.header('host');
+    // /health says only that the server is up, and orchestrators probe it by address.
+    if (hostAllowed && c.req.path !== '/health' && !hostAllowed(host))
+      return failure(c, 'request', hostRefusal(host));
     const origin = c.req.header('origin');
     // Pages the driven browser visits can reach this port too: a browser Origin must be allowed by name.
     if (origin && !config.allowedOrigins.includes(origin)) {
@@ -33,11 +42,13 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
         ),
       );
     }
-    // Operator routes answer to the operator token instead, when one is set.
-    const operatorAuth = !!config.adminToken && isOperatorPath(c.req.path);
+    // Operator routes answer to the operator guard alone: the callers' token never opens them.
     const open =
-      c.req.path.startsWith('/demo/') || c.req.path === '/health' || isSignedFileLink(c.req.path);
-    if (config.token && !open && !operatorAuth) {
+      isOperatorPath(c.req.path) ||
+      c.req.path.startsWith('/demo/') ||
+      c.req.path === '/health' ||
+      isSignedFileLink(c.req.path);
+    if (config.token && !open) {
       if (c.req.header('authorization') !== `Bearer ${config.token}`) {
         return c.json(
           {
@@ -57,7 +68,7 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
   });
 
   app.use(
-    '/browser/*',
+    '*',
     bodyLimit({
       maxSize: config.bodyLimit,
       onError: (c) =>
@@ -71,6 +82,12 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
         ),
     }),
   );
+  app.use('*', async (c, next) => {
+    const refused = await checkBody(c.req.method, c.req.path, c.req.header('content-type'), () =>
+      c.req.text(),
+    );
+    return refused ? failure(c, 'request', refused) : next();
+  });
 
   app.get('/health', (c) => c.json({ ok: true, version }));
   app.get('/ready', async (c) => {
@@ -128,17 +145,6 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
         new OpError(
           'invalid_argument',
           `Unknown op "${op}". POST /browser/<op> with one of: ${[...rt.ops.keys()].join(', ')}. GET /ops lists their arguments.`,
-        ),
-      );
-    }
-    const type = c.req.header('content-type') ?? '';
-    if (!/^application\/json\b/i.test(type)) {
-      return failure(
-        c,
-        op,
-        new OpError(
-          'invalid_argument',
-          `Send the arguments as JSON with Content-Type: application/json (got ${type ? JSON.stringify(type) : 'none'}).`,
         ),
       );
     }

@@ -20,18 +20,19 @@ function refuse(c: Context, status: 401 | 403, message: string) {
 
 /**
  * Guards operator routes. With SWIFTBROWSE_ADMIN_TOKEN set they need it (as a bearer token, or
- * the cookie the viewer sets from `?token=` once); unset, they answer only on a loopback HOST,
- * behind SWIFTBROWSE_TOKEN like every other route.
+ * the cookie the viewer sets from `?token=` once). Unset, they answer only on a loopback HOST
+ * with no SWIFTBROWSE_TOKEN: a server that has callers' tokens has callers who must not see each
+ * other's sessions, so the callers' token never opens them.
  */
 export function operatorGuard(config: Config): MiddlewareHandler {
   return async (c, next) => {
     const token = config.adminToken;
     if (!token) {
-      if (isLoopback(config.host)) return next();
+      if (isLoopback(config.host) && !config.token) return next();
       return refuse(
         c,
         403,
-        `Operator routes (${OPERATOR_PREFIXES.join(', ')}) are off on a non-loopback HOST until SWIFTBROWSE_ADMIN_TOKEN is set.`,
+        `Operator routes (${OPERATOR_PREFIXES.join(', ')}) see every session, so they are off while SWIFTBROWSE_TOKEN is set and SWIFTBROWSE_ADMIN_TOKEN is not: the callers' token does not open them. Set SWIFTBROWSE_ADMIN_TOKEN and send it as Authorization: Bearer <SWIFTBROWSE_ADMIN_TOKEN>.`,
       );
     }
     const offered = c.req.query('token');

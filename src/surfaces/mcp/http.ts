@@ -7,9 +7,6 @@ import { resolveSessionName } from '../../sessions/resolve.js';
 import type { RequestExtra } from './mcp-server.js';
 import { isToolSet, type ToolSet } from './tools.js';
 
-/** A connection nobody has used for this long is dropped; its client starts a new one (spec). */
-const IDLE_MS = 60 * 60 * 1000;
-
 interface Connection {
   transport: WebStandardStreamableHTTPServerTransport;
   server: Server;
@@ -60,14 +57,37 @@ const loadSdk = () =>
 export function mountMcp(app: Hono, runtime: OpRuntime): McpEndpoint {
   const config = runtime.sessions.config;
   const live = new Map<string, Connection>();
+  const idleMs = config.mcpSessionIdle;
+  let opening = 0;
 
   const drop = async (id: string) => {
     const connection = live.get(id);
     live.delete(id);
     await connection?.server.close();
   };
+  // A connection nobody has used for MCP_SESSION_IDLE is dropped; its client starts a new one (spec).
+  const sweep = async () => {
+    if (idleMs === 0) return;
+    for (const [id, connection] of live)
+      if (Date.now() - connection.lastSeen > idleMs) await drop(id);
+  };
+  // Swept on a timer too, so a server nobody calls any more gives the memory back.
+  const sweeper =
+    idleMs > 0
+      ? setInterval(() => void sweep(), Math.min(Math.max(idleMs / 2, 100), 60_000))
+      : undefined;
+  sweeper?.unref();
 
   app.all('/mcp', async (c) => {
+    // The app's body guard has read the body (size, type, depth); the transport gets it parsed.
+    let parsedBody: unknown;
+    if (c.req.method === 'POST') {
+      try {
+        parsedBody = JSON.parse(await c.req.text()) as unknown;
+      } catch {
+        return c.json(rpcError(-32700, 'Parse error: the body is not valid JSON.'), 400);
+      }
+    }
     const id = c.req.header('mcp-session-id');
     if (id) {
       const connection = live.get(id);
@@ -77,10 +97,19 @@ export function mountMcp(app: Hono, runtime: OpRuntime): McpEndpoint {
           404,
         );
       connection.lastSeen = Date.now();
-      return connection.transport.handleRequest(c.req.raw);
+      return connection.transport.handleRequest(c.req.raw, { parsedBody });
     }
-    for (const [old, connection] of live)
-      if (Date.now() - connection.lastSeen > IDLE_MS) await drop(old);
+    await sweep();
+    // The same condition as MAX_SESSIONS (session_limit, 429): the server is healthy but full.
+    // Initializes still being answered count, or a burst of them would pass the cap together.
+    if (live.size + opening >= config.mcpMaxSessions)
+      return c.json(
+        rpcError(
+          -32000,
+          `SwiftBrowse already holds ${live.size} MCP sessions, the most MCP_MAX_SESSIONS allows. Close a session you no longer use (DELETE /mcp with its Mcp-Session-Id) or retry once one has been idle for MCP_SESSION_IDLE (${idleMs / 1000} s).`,
+        ),
+        429,
+      );
 
     // A client may pick its tool set on the URL (?tools=full); the server setting is the default.
     const asked = c.req.query('tools')?.trim().toLowerCase();
@@ -88,6 +117,29 @@ export function mountMcp(app: Hono, runtime: OpRuntime): McpEndpoint {
       return c.json(rpcError(-32602, `?tools= takes full or compact (got "${asked}").`), 400);
     const tools: ToolSet = asked ?? config.mcpTools;
 
+    return open(c.req.raw, tools, parsedBody);
+  });
+
+  const open = async (request: Request, tools: ToolSet, parsedBody: unknown) => {
+    let counted = true;
+    const uncount = () => {
+      if (counted) opening--;
+      counted = false;
+    };
+    opening++;
+    try {
+      return await connect(request, tools, parsedBody, uncount);
+    } finally {
+      uncount();
+    }
+  };
+
+  const connect = async (
+    request: Request,
+    tools: ToolSet,
+    parsedBody: unknown,
+    initialized: () => void,
+  ) => {
     const [{ WebStandardStreamableHTTPServerTransport }, { createMcpServer }] = await loadSdk();
     const server = createMcpServer({
       runtime,
@@ -99,20 +151,21 @@ export function mountMcp(app: Hono, runtime: OpRuntime): McpEndpoint {
       new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (sid) => {
+          initialized();
           live.set(sid, { transport, server, lastSeen: Date.now() });
         },
         onsessionclosed: (sid) => drop(sid),
-        maxRequestBodySize: config.bodyLimit,
       });
     await server.connect(transport);
-    const response = await transport.handleRequest(c.req.raw);
+    const response = await transport.handleRequest(request, { parsedBody });
     // Anything but an initialize without a session id is refused by the transport: keep nothing.
     if (!transport.sessionId) await server.close();
     return response;
-  });
+  };
 
   return {
     close: async () => {
+      clearInterval(sweeper);
       await Promise.all([...live.keys()].map(drop));
     },
   };

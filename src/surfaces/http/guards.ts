@@ -1,0 +1,113 @@
+import { OpError } from '../../core/errors.js';
+import type { Config } from '../../config.js';
+
+/**
+ * Deepest JSON body accepted. The deepest body an op takes is a batch step whose target nests
+ * `within` (body, steps, step, args, target: 5 levels, one more per `within`), wrapped in
+ * JSON-RPC on /mcp (3 more): 64 leaves room for 50 nested scopes.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+const JSON_TYPE = /^application\/json\b/i;
+const YAML_TYPE = /^(application|text)\/(x-)?yaml\b/i;
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
+
+/** A Host header value split into a lower-case name (IPv6 in brackets) and an optional port. */
+function splitHost(value: string): { name: string; port?: string } {
+  const m = /^(\[[^\]]*\]|[^:]*)(?::(\d*))?$/.exec(value.trim().toLowerCase());
+  return m ? { name: m[1], port: m[2] || undefined } : { name: value.toLowerCase() };
+}
+
+const bracketed = (host: string) =>
+  host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+
+const isLoopbackName = (name: string) =>
+  name === 'localhost' || name === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
+
+/**
+ * Whether a request's Host names this server (DESIGN §13, DNS rebinding): loopback names, the
+ * bound HOST, PUBLIC_URL's host and ALLOWED_HOSTS. Names are compared without the port unless an
+ * ALLOWED_HOSTS entry gives one: a rebinding page chooses the port but can only pair it with its
+ * own name, while tunnels and proxies change the port legitimately. On a wildcard HOST the server
+ * cannot know the names it is reached by (service names, pod IPs), so the check waits for
+ * ALLOWED_HOSTS; such a bind always has SWIFTBROWSE_TOKEN, which a rebound page cannot send.
+ * Returns undefined when the check is off.
+ */
+export function hostRule(config: Config): ((host: string | undefined) => boolean) | undefined {
+  const listed = config.allowedHosts.map(splitHost);
+  if (WILDCARD_HOSTS.has(config.host) && listed.length === 0) return undefined;
+  const names = new Set<string>();
+  if (!WILDCARD_HOSTS.has(config.host)) names.add(bracketed(config.host.toLowerCase()));
+  if (config.publicUrl) names.add(new URL(config.publicUrl).hostname.toLowerCase());
+  return (host) => {
+    if (!host) return false;
+    const { name, port } = splitHost(host);
+    if (isLoopbackName(name) || names.has(name)) return true;
+    return listed.some((l) => l.name === name && (l.port === undefined || l.port === port));
+  };
+}
+
+export function hostRefusal(host: string | undefined): OpError {
+  return new OpError(
+    'permission_denied',
+    `The Host header ${host ? JSON.stringify(host) : '(none)'} is not a name of this server, so the request is refused (DNS rebinding protection). Call it as 127.0.0.1 or localhost; an operator can allow another name with ALLOWED_HOSTS (host or host:port, comma-separated) or PUBLIC_URL.`,
+  );
+}
+
+/**
+ * How deep `text` nests JSON arrays and objects, by a linear scan of brackets outside strings, so
+ * a hostile body is refused before anything recursive reads it. Stops once past `limit`.
+ */
+export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c) i++;
+      else if (ch === 0x22) inString = false;
+    } else if (ch === 0x22) inString = true;
+    else if (ch === 0x5b || ch === 0x7b) {
+      depth++;
+      if (depth > max) max = depth;
+      if (max > limit) return max;
+    } else if (ch === 0x5d || ch === 0x7d) depth--;
+  }
+  return max;
+}
+
+/** Routes whose PUT takes a flow document, which may be YAML text (DESIGN §13). */
+const FLOW_DOCUMENT = /^\/(flows\/[^/]+|admin\/flows\/[^/]+\/[^/]+)$/;
+
+/**
+ * The body rule of every route (DESIGN §13): a request that may change state (POST, PUT, PATCH)
+ * says it is JSON (or YAML where a flow document is sent), so no HTML form can post here, and a
+ * JSON body nested past MAX_JSON_DEPTH is refused before it is parsed. Returns the refusal.
+ */
+export async function checkBody(
+  method: string,
+  path: string,
+  type: string | undefined,
+  text: () => Promise<string>,
+): Promise<OpError | undefined> {
+  if (method !== 'POST' && method !== 'PUT' && method !== 'PATCH') return undefined;
+  const yamlAllowed = method === 'PUT' && FLOW_DOCUMENT.test(path);
+  const got = type ? JSON.stringify(type) : 'none';
+  if (yamlAllowed && type && YAML_TYPE.test(type)) return undefined;
+  if (!type || !JSON_TYPE.test(type)) {
+    return new OpError(
+      'invalid_argument',
+      yamlAllowed
+        ? `Send the flow as JSON (Content-Type: application/json) or as YAML text (Content-Type: application/yaml); got ${got}.`
+        : `Send the body as JSON with Content-Type: application/json, even when it is empty (got ${got}). Plain-text and form bodies are refused so that no web page can post here.`,
+    );
+  }
+  if (jsonDepth(await text()) > MAX_JSON_DEPTH) {
+    return new OpError(
+      'invalid_argument',
+      `The JSON body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels, the most SwiftBrowse reads; no op's arguments need more. Flatten it.`,
+    );
+  }
+  return undefined;
+}

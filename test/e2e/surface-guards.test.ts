@@ -1,0 +1,277 @@
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import { loadConfig, type ConfigInput } from '../../src/config.js';
+import { hostRule } from '../../src/surfaces/http/guards.js';
+import { startHarness, type Harness } from '../helpers/harness.js';
+
+// Nothing here opens a browser: these guards answer before any op runs, on both arms alike.
+
+interface Answer {
+  status: number;
+  text: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/** A request with a chosen Host header, which fetch refuses to set. */
+function raw(
+  base: string,
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Answer> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        path,
+        method: init.method ?? 'GET',
+        headers: init.headers,
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text, headers: res.headers }));
+      },
+    );
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}
+
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'guard-test', version: '1' },
+  },
+});
+const MCP_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+};
+
+const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+
+async function withHarness(settings: ConfigInput, body: (x: Harness) => Promise<void>) {
+  const x = await startHarness(settings);
+  try {
+    await body(x);
+  } finally {
+    await x.close();
+  }
+}
+
+let h: Harness;
+let port: string;
+before(async () => {
+  h = await startHarness();
+  port = new URL(h.url).port;
+});
+after(() => h.close());
+
+describe('the Host header (DNS rebinding)', () => {
+  const routes: [string, string, Record<string, string>?, string?][] = [
+    ['GET', '/admin/sessions'],
+    ['GET', '/logs'],
+    ['GET', '/browser?session=rebound', { 'x-session-key': 'rebound' }],
+    ['GET', '/files', { 'x-session-key': 'rebound' }],
+    ['GET', '/secrets'],
+    ['GET', '/flows'],
+    ['GET', '/viewer'],
+    ['GET', '/demo/index.html'],
+    ['POST', '/mcp', MCP_HEADERS, INITIALIZE],
+  ];
+  for (const [method, path, headers, body] of routes) {
+    test(`a foreign Host is refused on ${method} ${path}, naming the Host and ALLOWED_HOSTS`, async () => {
+      const r = await raw(h.url, path, {
+        method,
+        headers: { ...headers, host: `evil.test:${port}` },
+        body,
+      });
+      assert.equal(r.status, 403, r.text);
+      assert.match(r.text, new RegExp(`evil\\.test:${port}`));
+      assert.match(r.text, /ALLOWED_HOSTS/);
+    });
+  }
+
+  test('loopback names are the server’s own, on any port (a tunnel changes it)', async () => {
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, '[::1]:9', 'localhost:9000']) {
+      const r = await raw(h.url, '/flows', { headers: { host } });
+      assert.equal(r.status, 200, `${host}: ${r.text}`);
+    }
+  });
+
+  test('/health answers any Host: it tells only that the server is up', async () => {
+    const r = await raw(h.url, '/health', { headers: { host: 'evil.test' } });
+    assert.equal(r.status, 200);
+  });
+
+  test('PUBLIC_URL’s host and ALLOWED_HOSTS are let through, a listed port is kept to', async () => {
+    await withHarness(
+      { publicUrl: 'https://browse.corp.test', allowedHosts: 'tools.corp.test:8443, other.test' },
+      async (x) => {
+        const status = async (host: string) =>
+          (await raw(x.url, '/flows', { headers: { host } })).status;
+        assert.equal(await status('browse.corp.test'), 200);
+        assert.equal(await status('Tools.Corp.Test:8443'), 200);
+        assert.equal(await status('tools.corp.test:9000'), 403);
+        assert.equal(await status('other.test:1234'), 200);
+        assert.equal(await status('evil.test'), 403);
+      },
+    );
+  });
+
+  test('on HOST=0.0.0.0 the token is the defence until ALLOWED_HOSTS names the hosts', () => {
+    const token = 'rebinding-cannot-send-this';
+    assert.equal(hostRule(loadConfig({ HOST: '0.0.0.0', SWIFTBROWSE_TOKEN: token })), undefined);
+    const listed = hostRule(
+      loadConfig({ HOST: '0.0.0.0', SWIFTBROWSE_TOKEN: token, ALLOWED_HOSTS: 'browse.corp.test' }),
+    );
+    assert.equal(listed?.('browse.corp.test:8765'), true);
+    assert.equal(listed?.('evil.test:8765'), false);
+  });
+});
+
+describe('request bodies', () => {
+  const deepRoutes: [string, string, string, Record<string, string>?][] = [
+    ['POST', '/browser/goto', `{"url": ${nested(10_000)}}`],
+    ['POST', '/browser/batch', `{"steps": ${nested(10_000)}}`],
+    ['PUT', '/flows/deep', `{"name": "deep", "steps": ${nested(10_000)}}`],
+    ['POST', '/flows/deep/runs', `{"params": ${nested(10_000)}}`],
+    ['POST', '/mcp', INITIALIZE.replace('"capabilities":{}', `"capabilities":${nested(10_000)}`)],
+  ];
+  for (const [method, path, body] of deepRoutes) {
+    test(`JSON nested 10,000 deep is invalid_argument on ${method} ${path}, naming the limit`, async () => {
+      const r = await h.request(path, {
+        method,
+        headers: path === '/mcp' ? MCP_HEADERS : { 'content-type': 'application/json' },
+        body,
+      });
+      assert.equal(r.status, 400);
+      const text = await r.text();
+      assert.match(text, /deeper than 64 levels/);
+      if (path !== '/mcp') assert.match(text, /"kind":"invalid_argument"/);
+    });
+  }
+
+  test('a target nested 40 scopes deep is still read', async () => {
+    let target: Record<string, unknown> = { role: 'button', name: 'Go' };
+    for (let i = 0; i < 40; i++) target = { role: 'region', within: target };
+    const r = await h.request('/flows/scoped', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', 'x-session-key': 'scoped' },
+      body: JSON.stringify({ steps: [{ op: 'click', args: { target } }] }),
+    });
+    assert.equal(r.status, 201, await r.text());
+  });
+
+  test('a YAML alias bomb sent as a flow is invalid_argument naming the alias limit', async () => {
+    const rows = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
+    for (const [i, name] of ['b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'].entries()) {
+      const prev = 'abcdefgh'[i];
+      rows.push(`${name}: &${name} [${Array(9).fill(`*${prev}`).join(',')}]`);
+    }
+    const r = await h.request('/flows/laughs', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/yaml', 'x-session-key': 'laughs' },
+      body: `name: laughs\n${rows.join('\n')}\nsteps: [{op: goto, args: {url: *i}}]\n`,
+    });
+    assert.equal(r.status, 400);
+    const body = (await r.json()) as { error: { kind: string; message: string } };
+    assert.equal(body.error.kind, 'invalid_argument');
+    assert.match(body.error.message, /more than 100 copies/);
+  });
+
+  const plainRoutes: [string, string, string, RegExp][] = [
+    ['POST', '/flows/any/runs', 'text/plain', /application\/json/],
+    ['POST', '/flows/any/runs', 'application/x-www-form-urlencoded', /application\/json/],
+    ['PUT', '/flows/any', 'text/plain', /application\/yaml/],
+    ['POST', '/admin/flows/global/any/move', 'text/plain', /application\/json/],
+  ];
+  for (const [method, path, type, expected] of plainRoutes) {
+    test(`${method} ${path} refuses a ${type} body, naming the type it takes`, async () => {
+      const r = await h.request(path, {
+        method,
+        headers: { 'content-type': type, 'x-session-key': 'plain' },
+        body: type === 'text/plain' ? '{"params": {}}' : 'params=1',
+      });
+      assert.equal(r.status, 400);
+      const body = (await r.json()) as { error: { kind: string; message: string } };
+      assert.equal(body.error.kind, 'invalid_argument');
+      assert.match(body.error.message, expected);
+      assert.match(body.error.message, new RegExp(type.replace(/[/.+]/g, '\\$&')));
+    });
+  }
+});
+
+describe('MCP sessions over HTTP', () => {
+  const initialize = (x: Harness) =>
+    x.request('/mcp', { method: 'POST', headers: MCP_HEADERS, body: INITIALIZE });
+
+  test('an initialize past MCP_MAX_SESSIONS is refused with 429, naming the setting', async () => {
+    await withHarness({ mcpMaxSessions: 2 }, async (x) => {
+      const first = await initialize(x);
+      assert.equal(first.status, 200);
+      assert.equal((await initialize(x)).status, 200);
+      const refused = await initialize(x);
+      assert.equal(refused.status, 429);
+      const body = (await refused.json()) as { error: { message: string } };
+      assert.match(body.error.message, /MCP_MAX_SESSIONS/);
+      // Closing one makes room.
+      const sid = first.headers.get('mcp-session-id')!;
+      const closed = await x.request('/mcp', {
+        method: 'DELETE',
+        headers: { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' },
+      });
+      assert.equal(closed.status, 200);
+      assert.equal((await initialize(x)).status, 200);
+    });
+  });
+
+  test('a session idle past MCP_SESSION_IDLE is closed by the sweep, without a new initialize', async () => {
+    await withHarness({ mcpSessionIdle: '300ms' }, async (x) => {
+      const sid = (await initialize(x)).headers.get('mcp-session-id')!;
+      await new Promise((r) => setTimeout(r, 1200));
+      const r = await x.request('/mcp', {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
+      });
+      assert.equal(r.status, 404);
+      assert.match(await r.text(), /expired MCP session/);
+    });
+  });
+});
+
+describe('operator routes', () => {
+  test('with only SWIFTBROWSE_TOKEN set, the callers’ token does not open them', async () => {
+    await withHarness({ token: 'caller-token-1' }, async (x) => {
+      for (const path of ['/admin/sessions', '/logs', '/viewer']) {
+        for (const headers of [{ authorization: 'Bearer caller-token-1' }, {}] as Record<
+          string,
+          string
+        >[]) {
+          const r = await x.request(path, { headers });
+          assert.equal(r.status, 403, path);
+          const body = (await r.json()) as { error: { message: string } };
+          assert.match(body.error.message, /SWIFTBROWSE_ADMIN_TOKEN/);
+        }
+      }
+      // The callers' routes still answer to it.
+      const flows = await x.request('/flows', {
+        headers: { authorization: 'Bearer caller-token-1' },
+      });
+      assert.equal(flows.status, 200);
+    });
+  });
+
+  test('with no token at all, a loopback server opens them to its machine', async () => {
+    assert.equal((await h.request('/admin/sessions')).status, 200);
+  });
+});
