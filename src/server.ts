@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Config } from './config.js';
 import type { Driver } from './drivers/driver.js';
 import { LazyDriver } from './drivers/lazy-driver.js';
+import { checkDataDir } from './files/data-dir.js';
 import { FileStore } from './files/file-store.js';
 import { FlowLibrary } from './flows/library.js';
 import { logsDir, SessionLog } from './logs/session-log.js';
@@ -33,6 +34,7 @@ export async function createSwiftBrowse(
   config: Config,
   logger: Logger = pino({ level: config.logLevel }),
 ): Promise<SwiftBrowse> {
+  checkDataDir(config);
   // Libraries a configuration does not use are not loaded (Redis, the Grid's selenium-webdriver),
   // and playwright-core waits for the first browser: start-up is what /health waits for.
   const store = config.redisUrl
