@@ -107,7 +107,7 @@ export const SETTINGS = {
   dataDir: {
     env: 'DATA_DIR',
     schema: z.string().min(1).default(join(homedir(), '.swiftbrowse')),
-    doc: 'Where files, logs and uploads live (default ~/.swiftbrowse)',
+    doc: 'Where files, logs and uploads live (default ~/.swiftbrowse); one the server cannot write stops start-up',
   },
   browserPath: {
     env: 'BROWSER_PATH',

@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import type { Driver } from './drivers/driver.js';
 import { blockedHosts } from './core/url-policy.js';
 import { LazyDriver } from './drivers/lazy-driver.js';
+import { checkDataDir } from './files/data-dir.js';
 import { FileStore } from './files/file-store.js';
 import { FlowLibrary } from './flows/library.js';
 import { logsDir, SessionLog } from './logs/session-log.js';
@@ -34,6 +35,7 @@ export async function createSwiftBrowse(
   config: Config,
   logger: Logger = pino({ level: config.logLevel }),
 ): Promise<SwiftBrowse> {
+  checkDataDir(config);
   // Libraries a configuration does not use are not loaded (Redis, the Grid's selenium-webdriver),
   // and playwright-core waits for the first browser: start-up is what /health waits for.
   const store = config.redisUrl

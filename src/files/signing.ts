@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ConfigError } from '../config.js';
 
 /**
  * Signs file links: HMAC-SHA256 over the file's path and the expiry, so a link names one file
@@ -14,18 +15,27 @@ export class LinkSigner {
   static load(dataDir: string, configured?: string): LinkSigner {
     if (configured) return new LinkSigner(Buffer.from(configured, 'utf8'));
     const path = join(dataDir, 'signing.key');
+    const read = () => new LinkSigner(Buffer.from(readFileSync(path, 'utf8').trim(), 'hex'));
+    // Only a missing key is made, and only a key made meanwhile is read back: any other failure
+    // (EACCES, EROFS) is what the operator must hear, not the ENOENT of the read that followed.
     try {
-      return new LinkSigner(Buffer.from(readFileSync(path, 'utf8').trim(), 'hex'));
-    } catch {
+      return read();
+    } catch (e) {
+      if (codeOf(e) !== 'ENOENT') throw keyError(path, 'read', e);
+    }
+    const key = randomBytes(32);
+    try {
       mkdirSync(dataDir, { recursive: true });
-      const key = randomBytes(32);
-      try {
-        writeFileSync(path, key.toString('hex'), { mode: 0o600, flag: 'wx' });
-        return new LinkSigner(key);
-      } catch {
-        // Another server on this DATA_DIR wrote it first: use theirs.
-        return new LinkSigner(Buffer.from(readFileSync(path, 'utf8').trim(), 'hex'));
-      }
+      writeFileSync(path, key.toString('hex'), { mode: 0o600, flag: 'wx' });
+      return new LinkSigner(key);
+    } catch (e) {
+      if (codeOf(e) !== 'EEXIST') throw keyError(path, 'written', e);
+    }
+    // Another server on this DATA_DIR wrote it first: use theirs.
+    try {
+      return read();
+    } catch (e) {
+      throw keyError(path, 'read', e);
     }
   }
 
@@ -44,4 +54,12 @@ export class LinkSigner {
     const wanted = this.mac(path, exp);
     return given.length === wanted.length && timingSafeEqual(given, wanted);
   }
+}
+
+const codeOf = (e: unknown) => (e as NodeJS.ErrnoException).code;
+
+function keyError(path: string, what: 'read' | 'written', e: unknown): ConfigError {
+  return new ConfigError(
+    `The link-signing key ${path} (in DATA_DIR) cannot be ${what}: ${(e as Error).message}. Make DATA_DIR writable and the key readable by this user, or set SIGNING_KEY.`,
+  );
 }

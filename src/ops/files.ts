@@ -1,5 +1,16 @@
 import { z } from 'zod';
+import type { DownloadRecord } from '../drivers/driver.js';
 import { defineOp } from './define.js';
+
+/** A download as results say it: saved (and how to keep it), failed (and why), or still landing. */
+export function downloadNote(download: DownloadRecord): string {
+  const name = download.name;
+  if (download.state === 'failed')
+    return `download_failed ${name}: ${download.error ?? 'no cause given'}. It is not in the session's files; download it again once the cause is gone`;
+  if (download.state === 'saving')
+    return `download ${name} still landing — files lists it once saved`;
+  return `download ${name} — keep_file(${JSON.stringify(name)}) keeps it`;
+}
 
 export const files = defineOp({
   name: 'files',
@@ -11,6 +22,11 @@ export const files = defineOp({
     // A download still landing is waited for, so a click then files sees it.
     await ctx.session.browser?.downloadsSettled();
     const list = await ctx.files.list(ctx.session.name);
+    // A download that never landed is said here too, the latest attempt of each name.
+    const latest = new Map((ctx.session.browser?.downloads() ?? []).map((d) => [d.name, d]));
+    for (const d of latest.values())
+      if (d.state === 'failed' && !list.some((f) => f.name === d.name))
+        ctx.notes.push(downloadNote(d));
     if (list.some((f) => !f.kept))
       ctx.notes.push('unkept files go with the browser: keep_file("<name>") keeps one');
     return { data: { files: list } };

@@ -16,6 +16,7 @@ import type { Session } from '../sessions/session.js';
 import { policyError, type SessionManager } from '../sessions/session-manager.js';
 import type { CommonArgs, OpContext, OpDefinition, OpOutcome, Surface } from './define.js';
 import { bindReading, probedBox } from './element.js';
+import { downloadNote } from './files.js';
 import { baseline, checkNavigation, loadingSince, settle, untilPageAnswers } from './settle.js';
 import { changesAfter, elementDiff, readShells, trackBaseline, type Changes } from './track.js';
 import { failureMessage, verify } from './verify.js';
@@ -243,10 +244,21 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
       const opened = session.browser?.tabs().find((t) => t.id === id);
       notes.push(`new_tab ${id}${opened ? ` ${opened.url()}` : ''} — tab_select to use it`);
     }
+    const browser = session.browser;
+    if (
+      browser
+        ?.downloads()
+        .slice(downloadsBefore)
+        .some((d) => d.state === 'saving')
+    ) {
+      // A download is reported as it ended, not as it began: saved or failed, within the op's time.
+      const left = Math.max(started + timeoutMs - Date.now(), 1000);
+      await within(browser.downloadsSettled(), left, undefined);
+    }
     for (const download of session.browser?.downloads().slice(downloadsBefore) ?? []) {
-      notes.push(
-        `download ${download.name} — keep_file(${JSON.stringify(download.name)}) keeps it`,
-      );
+      notes.push(downloadNote(download));
+      // Only a file that is there gets a link.
+      if (download.state !== 'saved') continue;
       outcome = {
         ...outcome,
         evidence: [

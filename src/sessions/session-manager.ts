@@ -13,6 +13,7 @@ import {
   urlPolicy,
   type UrlPolicy,
 } from '../core/url-policy.js';
+import { within } from '../core/within.js';
 import type { BrowserSession, Driver, OpenOptions } from '../drivers/driver.js';
 import { keptFilesDir, sessionFilesDir } from '../files/file-store.js';
 import { Session } from './session.js';
@@ -32,6 +33,9 @@ export function policyError(url: string, reason: string): OpError {
 
 export type Backend = SessionSettings['backend'];
 
+/** How long an op waits for its record's save: a healthy store answers well within it. */
+const SAVE_WAIT_MS = 250;
+
 export interface EnsureOptions {
   /** Load the remembered URL into a browser brought back after a crash, idle release or restart. */
   restore: boolean;
@@ -45,6 +49,8 @@ export class SessionManager {
   private readonly loading = new Map<string, Promise<Session>>();
   /** Which session holds each persistent profile. */
   private readonly profiles = new Map<string, string>();
+  /** Sessions whose last save failed: saved again as soon as the store answers. */
+  private readonly unsaved = new Set<string>();
   readonly policy: UrlPolicy;
   private readonly sweeper?: NodeJS.Timeout;
 
@@ -58,9 +64,16 @@ export class SessionManager {
     const shortest = Math.min(config.sessionTtl || Infinity, config.sessionRecordTtl || Infinity);
     if (shortest !== Infinity) {
       const every = Math.max(1000, Math.min(shortest / 2, 60_000));
-      this.sweeper = setInterval(() => void this.sweep(), every);
+      this.sweeper = setInterval(
+        () =>
+          void this.sweep().catch((e: Error) =>
+            this.logger?.warn({ err: e.message }, 'idle sessions not swept'),
+          ),
+        every,
+      );
       this.sweeper.unref();
     }
+    store.onReconnect(() => void this.saveUnsaved());
   }
 
   /** The session of this name: live here, else its stored record, else a new one. */
@@ -132,13 +145,42 @@ export class SessionManager {
     return url;
   }
 
-  /** Saves the session's record; a store failure is logged and never fails the op that ran. */
+  /**
+   * Saves the session's record. A store failure never fails the op that ran, nor holds it past a
+   * moment: the session goes on in memory, and its record is saved again when the store is back.
+   */
   async persist(session: Session): Promise<void> {
-    try {
-      await this.store.save(session.record());
-    } catch (e) {
-      this.logger?.warn({ session: session.name, err: (e as Error).message }, 'session not saved');
-    }
+    // A store that failed this session's last save is not waited for again until it answers.
+    const wait = !this.unsaved.has(session.name);
+    const saved = this.save(session);
+    if (wait) await within(saved, SAVE_WAIT_MS, undefined);
+  }
+
+  /** Saves the record; resolves either way, remembering a session whose save failed. */
+  private save(session: Session): Promise<void> {
+    return this.store.save(session.record()).then(
+      () => void this.unsaved.delete(session.name),
+      (e: Error) => {
+        // Once per session and outage: every op of a session would repeat it.
+        if (!this.unsaved.has(session.name))
+          this.logger?.warn(
+            { session: session.name, err: e.message },
+            'session not saved; it is saved when the store answers again',
+          );
+        this.unsaved.add(session.name);
+      },
+    );
+  }
+
+  private async saveUnsaved(): Promise<void> {
+    const sessions = [...this.unsaved].flatMap((name) => this.sessions.get(name) ?? []);
+    this.unsaved.clear();
+    await Promise.all(sessions.map((s) => this.save(s)));
+    if (sessions.length)
+      this.logger?.info(
+        { sessions: sessions.map((s) => s.name) },
+        'the session store answers again; records saved',
+      );
   }
 
   /**
@@ -329,6 +371,7 @@ export class SessionManager {
     if (session) await this.closeBrowser(session);
     const known = !!session || !!(await this.store.load(name));
     this.sessions.delete(name);
+    this.unsaved.delete(name);
     await this.store.delete(name);
     return known;
   }

@@ -28,6 +28,14 @@ export const sessionRecordSchema = z.object({
 
 export type SessionRecord = z.infer<typeof sessionRecordSchema>;
 
+/** Whether the store answers, for `/ready`: its kind, where it is (no credentials), why not. */
+export interface StoreHealth {
+  kind: SessionStore['kind'];
+  url?: string;
+  ok: boolean;
+  error?: string;
+}
+
 /** Where session records live: memory (default) or Redis. One interface, one test suite. */
 export interface SessionStore {
   readonly kind: 'memory' | 'redis';
@@ -35,6 +43,10 @@ export interface SessionStore {
   save(record: SessionRecord): Promise<void>;
   delete(name: string): Promise<void>;
   list(): Promise<SessionRecord[]>;
+  /** A bounded check that the store answers; never throws. */
+  check(): Promise<StoreHealth>;
+  /** Called each time a store that was unreachable answers again. */
+  onReconnect(listener: () => void): void;
   close(): Promise<void>;
 }
 
@@ -75,6 +87,12 @@ export class MemoryStore implements SessionStore {
     }
     return out;
   }
+
+  async check(): Promise<StoreHealth> {
+    return { kind: this.kind, ok: true };
+  }
+
+  onReconnect(): void {}
 
   async close(): Promise<void> {}
 }

@@ -6,12 +6,20 @@ import { freePort } from './ports.js';
 
 export interface RedisServer {
   url: string;
+  port: number;
   stop(): Promise<void>;
 }
 
+export interface RedisOptions {
+  /** A port to listen on (a restart on the same address); a free one by default. */
+  port?: number;
+  /** Makes clients authenticate (requirepass); the URL then carries it. */
+  password?: string;
+}
+
 /** A real redis-server on a free loopback port, without persistence, in a temp directory. */
-export async function startRedis(): Promise<RedisServer> {
-  const port = await freePort();
+export async function startRedis(options: RedisOptions = {}): Promise<RedisServer> {
+  const port = options.port ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), 'swiftbrowse-redis-'));
   const child: ChildProcess = spawn(
     'redis-server',
@@ -26,6 +34,7 @@ export async function startRedis(): Promise<RedisServer> {
       'no',
       '--dir',
       dir,
+      ...(options.password ? ['--requirepass', options.password] : []),
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
@@ -45,7 +54,8 @@ export async function startRedis(): Promise<RedisServer> {
   });
   child.stdout!.resume();
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: `redis://${options.password ? `:${options.password}@` : ''}127.0.0.1:${port}`,
+    port,
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r));

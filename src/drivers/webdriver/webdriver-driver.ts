@@ -83,6 +83,8 @@ export class WebDriverSession implements BrowserSession, TabHost {
   private seq = 0;
   private closed = false;
   private fetched = new Set<string>();
+  /** Files the node offered that could not be written here, with why (a full or read-only disk). */
+  private readonly unwritten = new Map<string, string>();
   private readonly downloadList: DownloadRecord[] = [];
   private readonly pendingDownloads = new Map<string, DownloadRecord>();
   private settling: Promise<void>[] = [];
@@ -375,12 +377,16 @@ export class WebDriverSession implements BrowserSession, TabHost {
   private async fetchDownload(record: DownloadRecord | undefined): Promise<void> {
     for (let i = 0; i < 50; i++) {
       await this.syncDownloads();
-      if (!record || this.fetched.has(record.name)) break;
+      if (!record || this.fetched.has(record.name) || this.unwritten.has(record.name)) break;
       await new Promise((r) => setTimeout(r, 100));
     }
     if (!record) return;
     if (this.fetched.has(record.name)) record.state = 'saved';
-    else Object.assign(record, { state: 'failed', error: 'the Grid node did not offer the file' });
+    else
+      Object.assign(record, {
+        state: 'failed',
+        error: this.unwritten.get(record.name) ?? 'the Grid node did not offer the file',
+      });
   }
 
   /** Copies files the node downloaded (the Grid's managed downloads) into the session's files. */
@@ -401,9 +407,14 @@ export class WebDriverSession implements BrowserSession, TabHost {
           writeFileSync(archive, Buffer.from(file.contents, 'base64'));
           mkdirSync(this.downloadsDir, { recursive: true });
           await zip.unzip(archive, this.downloadsDir);
+        } catch (e) {
+          // Not the node's doing, so not waited out: the download is failed with this disk's error.
+          this.unwritten.set(name, (e as Error).message);
+          continue;
         } finally {
           rmSync(tmp, { recursive: true, force: true });
         }
+        this.unwritten.delete(name);
         this.fetched.add(name);
         got.push(name);
       }

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../../config.js';
+import { checkDataDir } from '../../files/data-dir.js';
 import { isHealthy } from './client.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -34,7 +35,8 @@ export async function up(
   if (await isHealthy(server, 10_000))
     return { started: false, message: `SwiftBrowse is already running at ${server}.` };
   const { log, pid: pidFile } = files(config);
-  mkdirSync(config.dataDir, { recursive: true });
+  // Its log and pid file go there: a DATA_DIR it cannot write is said before anything starts.
+  checkDataDir(config);
   const out = openSync(log, 'a');
   const main = fileURLToPath(new URL('./main.js', import.meta.url));
   const child = spawn(process.execPath, [main, 'serve', ...argv], {

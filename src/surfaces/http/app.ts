@@ -2,8 +2,6 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { OpError, toOpError } from '../../core/errors.js';
-import { gridStatus } from '../../drivers/webdriver/grid-status.js';
-import { findBrowser } from '../../drivers/find-browser.js';
 import { opListing } from '../../ops/listing.js';
 import { runOp, type OpRuntime } from '../../ops/run-op.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
@@ -15,6 +13,7 @@ import { checkBody, hostRefusal, hostRule } from './guards.js';
 import { isOperatorPath, operatorGuard } from './operator.js';
 import { answer, callerName, failure } from './respond.js';
 import { mountLogRoutes } from './logs-routes.js';
+import { readiness } from './ready.js';
 
 /** The HTTP surface: it only translates requests into runOp calls and results into responses. */
 export function createHttpApp(rt: OpRuntime, version: string): Hono {
@@ -91,25 +90,8 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
 
   app.get('/health', (c) => c.json({ ok: true, version }));
   app.get('/ready', async (c) => {
-    if (config.gridUrl) {
-      // An async fetch with a short timeout: a slow Grid never holds the event loop.
-      const grid = await gridStatus(config.gridUrl, 2000);
-      return c.json(
-        {
-          ready: grid.ready,
-          // What the Grid offers, in the place a local browser's path would be.
-          browser: grid.stereotypes.map((s) => s.browserName).join(', ') || null,
-          grid: { url: config.gridUrl, ...grid },
-          sessions: rt.sessions.liveBrowsers(),
-        },
-        grid.ready ? 200 : 503,
-      );
-    }
-    const browser = findBrowser(config.browserPath);
-    return c.json(
-      { ready: !!browser, browser: browser ?? null, sessions: rt.sessions.liveBrowsers() },
-      browser ? 200 : 503,
-    );
+    const ready = await readiness(rt);
+    return c.json(ready, ready.ready ? 200 : 503);
   });
   app.get('/ops', (c) => c.json({ ops: opListing(rt.ops.values()) }));
   const session = (c: Context) => rt.sessions.get(callerName(c));

@@ -1,0 +1,39 @@
+import { findBrowser } from '../../drivers/find-browser.js';
+import { gridStatus, type GridStatus } from '../../drivers/webdriver/grid-status.js';
+import type { OpRuntime } from '../../ops/run-op.js';
+import type { StoreHealth } from '../../sessions/store.js';
+
+export interface Readiness {
+  ready: boolean;
+  /** The local browser's path, or what the Grid offers; null when there is none. */
+  browser: string | null;
+  grid?: { url: string } & GridStatus;
+  store: StoreHealth;
+  sessions: number;
+}
+
+/**
+ * What `GET /ready` answers: ready when a browser can be opened (a local one found, or a Grid
+ * that takes sessions) and the session store answers. Each is asked asynchronously with a short
+ * limit, together, so a slow Grid or a hung Redis never holds the event loop.
+ */
+export async function readiness(rt: OpRuntime): Promise<Readiness> {
+  const config = rt.sessions.config;
+  const [grid, store] = await Promise.all([
+    config.gridUrl ? gridStatus(config.gridUrl, 2000) : undefined,
+    rt.sessions.store.check(),
+  ]);
+  const sessions = rt.sessions.liveBrowsers();
+  if (config.gridUrl && grid) {
+    return {
+      ready: grid.ready && store.ok,
+      // What the Grid offers, in the place a local browser's path would be.
+      browser: grid.stereotypes.map((s) => s.browserName).join(', ') || null,
+      grid: { url: config.gridUrl, ...grid },
+      store,
+      sessions,
+    };
+  }
+  const browser = findBrowser(config.browserPath) ?? null;
+  return { ready: !!browser && store.ok, browser, store, sessions };
+}
