@@ -354,3 +354,110 @@ describe('a secret goes only into the field that was checked', () => {
     );
   });
 });
+
+describe('nothing the server writes carries a secret the page spread around', () => {
+  const session = 'carry';
+  const bytes = Buffer.from(VALUE, 'utf8');
+  const utf16 = Buffer.from(VALUE, 'utf16le').swap16().toString('hex');
+  /** The value plain, URL-encoded (both ways), base64 (both alphabets), hex and PDF's UTF-16. */
+  const ENCODED = [
+    VALUE,
+    encodeURIComponent(VALUE),
+    new URLSearchParams({ v: VALUE }).toString().slice(2),
+    bytes.toString('base64').replace(/=+$/, ''),
+    bytes.toString('base64url'),
+    bytes.toString('hex'),
+    bytes.toString('hex').toUpperCase(),
+    utf16,
+    utf16.toUpperCase(),
+  ];
+  const carries = (text: string) => ENCODED.filter((f) => text.includes(f));
+
+  before(() => {
+    // On input the page spreads the value: title, URL, a link, a cookie, local storage (base64).
+    h.server.setContent(
+      '/carry.html',
+      `<!doctype html><title>Carry</title>
+       <label for="pw">Password</label><input id="pw" type="password"><a id="here" href="#">here</a>
+       <script>
+         const pw = document.getElementById('pw');
+         pw.addEventListener('input', () => {
+           document.title = pw.value;
+           history.replaceState(null, '', '?p=' + encodeURIComponent(pw.value));
+           document.getElementById('here').href = location.href;
+           document.cookie = 'pw=' + encodeURIComponent(pw.value) + '; path=/';
+           document.cookie = 'theme=dark; path=/';
+           localStorage.setItem('pw64', btoa(unescape(encodeURIComponent(pw.value))));
+           localStorage.setItem('lang', 'en');
+         });
+       </script>`,
+    );
+  });
+  after(() => h.closeBrowsers());
+
+  test('admin API, store record, session log, state file, PDF and file names hold no form of it', async () => {
+    await h.op('goto', { url: `${h.server.PREFIX}/carry.html` }, session);
+    const r = await h.op(
+      'fill',
+      { target: { label: 'Password' }, secret: { name: 'admin', key: 'password' } },
+      session,
+    );
+    assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
+    const title = await h.op('evaluate', { script: 'document.title' }, session);
+    assert.equal(title.body.data?.result, MARKER, 'the page did put the value in its title');
+
+    const state = await h.op('state_save', { name: 'carry-state.json' }, session);
+    assert.equal(state.body.ok, true, JSON.stringify(state.body.error));
+    const saved = state.body.data as { left_out: string[]; cookies: number };
+    assert.deepEqual(saved.left_out, [
+      'cookie on 127.0.0.1 "pw"',
+      `local storage of ${h.server.PREFIX} "pw64"`,
+    ]);
+    assert.match(state.body.notes!.join('\n'), /secret_left_out: .* not saved/);
+    const stateFile = readFileSync(join(dataDir, 'files', session, 'carry-state.json'), 'utf8');
+    assert.match(stateFile, /"theme"/, 'the rest of the state is kept');
+    assert.match(stateFile, /"lang"/);
+
+    const printed = await h.op('pdf', {}, session);
+    assert.equal(printed.body.ok, true, JSON.stringify(printed.body.error));
+    const unsaved = await h.op('pdf', { save: false }, session);
+    const unsavedPdf = Buffer.from(
+      (unsaved.body.data as { pdf: { base64: string } }).pdf.base64,
+      'base64',
+    ).toString('latin1');
+    await h.op('screenshot', {}, session);
+
+    const detail = await (await h.request(`/admin/sessions/${session}`)).text();
+    const list = await (await h.request('/admin/sessions')).text();
+    assert.match(
+      detail,
+      /"tabs":\[\{"id":"[^"]+","url":"http:\/\/127\.0\.0\.1:\d+\/carry\.html\?p=\[secret:admin\/password\]"/,
+    );
+    const record = JSON.stringify(await h.app.runtime.sessions.store.load(session));
+    assert.match(record, /"lastUrl":"http:\/\/127\.0\.0\.1:\d+\/carry\.html"/);
+
+    // Every file under DATA_DIR: session log and frames, saved files, kept files, server log.
+    const written = filesUnder(dataDir);
+    const texts: Record<string, string> = {
+      detail,
+      list,
+      record,
+      unsavedPdf,
+      names: written.join('\n'),
+    };
+    for (const file of written) texts[file] = readFileSync(file).toString('latin1');
+    const pdfs = written.filter((f) => f.endsWith('.pdf'));
+    assert.equal(pdfs.length, 1, 'one PDF was saved');
+    const pdfTitle = /\/Title (<FEFF(?:002A)+>|\(\[secret:admin\/password\] *\))/.exec(
+      texts[pdfs[0]],
+    );
+    assert.ok(pdfTitle, 'the PDF keeps a /Title, with the value replaced');
+    // Which forms were found, never the text: a PDF is large and a failure must not print it.
+    for (const [where, text] of Object.entries(texts))
+      assert.deepEqual(
+        carries(text).map((f) => ENCODED.indexOf(f)),
+        [],
+        `${where} carries the value`,
+      );
+  });
+});
