@@ -460,4 +460,16 @@ describe('nothing the server writes carries a secret the page spread around', ()
         `${where} carries the value`,
       );
   });
+
+  test('a URL with credentials is stored and shown without them', async () => {
+    const url = `http://alice:pw-in-url@127.0.0.1:${h.server.port}/carry.html`;
+    const r = await h.op('goto', { url }, 'cred');
+    assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
+    const detail = await (await h.request('/admin/sessions/cred')).text();
+    const list = await (await h.request('/admin/sessions')).text();
+    const record = JSON.stringify(await h.app.runtime.sessions.store.load('cred'));
+    for (const [where, text] of Object.entries({ detail, list, record }))
+      assert.ok(!text.includes('pw-in-url'), `${where}: ${text.slice(0, 300)}`);
+    assert.match(detail, /"url":"http:\/\/127\.0\.0\.1:\d+\/carry\.html"/);
+  });
 });
