@@ -25,23 +25,71 @@ const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 const anyCaseHex = (hex: string) =>
   hex.replace(/[a-f]/gi, (d) => `[${d.toLowerCase()}${d.toUpperCase()}]`);
 
-/** Every way one character of a value may be written in text the server emits. */
+/**
+ * Every way one character of a value may be written in text the server emits. The raw character
+ * comes last: an alternation takes the first form that fits, and `%` before `%25` (or `&` before
+ * `&amp;`) would leave the rest of the encoding behind (`[secret:…]25`).
+ */
 function characterForms(ch: string): string {
   const cp = ch.codePointAt(0)!;
-  const forms = [escapeRegex(ch)];
   const bytes = [...Buffer.from(ch, 'utf8')];
-  forms.push(bytes.map((b) => `%${anyCaseHex(b.toString(16).padStart(2, '0'))}`).join(''));
+  const forms = [bytes.map((b) => `%${anyCaseHex(b.toString(16).padStart(2, '0'))}`).join('')];
   if (ch === ' ') forms.push('\\+');
   forms.push(`&#0*${cp};`, `&#[xX]0*${anyCaseHex(cp.toString(16))};`);
   for (const named of NAMED_ENTITIES[ch] ?? []) forms.push(escapeRegex(named));
   if (JSON_ESCAPES[ch]) forms.push(escapeRegex(JSON_ESCAPES[ch]));
   if (cp <= 0xffff) forms.push(`\\\\u${anyCaseHex(cp.toString(16).padStart(4, '0'))}`);
+  forms.push(escapeRegex(ch));
   return `(?:${forms.join('|')})`;
 }
 
-/** The value in any mix of raw, URL-encoded (also `+` for space), HTML-escaped and JSON-escaped. */
+/** Shorter base64 or hex forms are left out: they would match ordinary text by chance. */
+const MIN_ENCODED_CHARS = 8;
+
+/** A base64 character in the standard or URL-safe alphabet, URL-encoded or not. */
+function base64Char(c: string): string {
+  if (c === '+') return '(?:\\+|-|%2[bB])';
+  if (c === '/') return '(?:\\/|_|%2[fF])';
+  if (c === '=') return '(?:=|%3[dD])';
+  return c;
+}
+
+/**
+ * The value's bytes in base64: the whole encoding of the value alone (padding optional), then the
+ * characters it fixes wherever it starts inside a longer encoded text (`user:password` in a Basic
+ * header), for each of the three byte alignments.
+ */
+function base64Forms(bytes: Buffer): string[] {
+  const forms: string[] = [];
+  const whole = bytes.toString('base64').replace(/=+$/, '');
+  if (whole.length >= MIN_ENCODED_CHARS)
+    forms.push(`${[...whole].map(base64Char).join('')}(?:=|%3[dD]){0,2}`);
+  for (let lead = 0; lead < 3; lead++) {
+    const encoded = Buffer.concat([Buffer.alloc(lead), bytes]).toString('base64');
+    // Characters wholly made of the value's bits: from the first after the lead bytes to the last
+    // before the value's final partial group.
+    const first = Math.ceil((lead * 8) / 6);
+    const end = Math.floor(((lead + bytes.length) * 8) / 6);
+    const core = encoded.slice(first, end);
+    if (core.length >= MIN_ENCODED_CHARS) forms.push([...core].map(base64Char).join(''));
+  }
+  return forms;
+}
+
+/** The value's bytes in hex, either case. */
+function hexForm(bytes: Buffer): string[] {
+  const hex = bytes.toString('hex');
+  return hex.length >= MIN_ENCODED_CHARS ? [anyCaseHex(hex)] : [];
+}
+
+/**
+ * The value in any mix of raw, URL-encoded (also `+` for space), HTML-escaped and JSON-escaped,
+ * or its UTF-8 bytes in base64 (standard, URL-safe, URL-encoded) or hex.
+ */
 function valuePattern(value: string): RegExp {
-  return new RegExp([...value].map(characterForms).join(''), 'g');
+  const bytes = Buffer.from(value, 'utf8');
+  const forms = [[...value].map(characterForms).join(''), ...base64Forms(bytes), ...hexForm(bytes)];
+  return new RegExp(forms.map((f) => `(?:${f})`).join('|'), 'g');
 }
 
 interface Bound {

@@ -249,6 +249,12 @@ export interface CapabilitiesReport {
   ignored: readonly string[];
 }
 
+/** A storage state (Playwright's JSON shape): what `open {storage_state}` starts a browser from. */
+export interface StorageState {
+  cookies: ({ name: string; value: string; domain: string } & Record<string, unknown>)[];
+  origins: { origin: string; localStorage: { name: string; value: string }[] }[];
+}
+
 /** One session's browser: an isolated context with its tabs. */
 export interface BrowserSession {
   tabs(): BrowserTab[];
@@ -259,8 +265,8 @@ export interface BrowserSession {
   newTab(): Promise<BrowserTab>;
   /** Called for tabs the page opened itself (target=_blank, window.open). */
   onTabOpened(listener: (tab: BrowserTab) => void): void;
-  /** Cookies and storage of every origin, written as a storage-state JSON file. */
-  saveStorageState(path: string): Promise<void>;
+  /** Cookies of every origin and local storage, as Playwright's storage-state JSON holds them. */
+  storageState(): Promise<StorageState>;
   /**
    * What a store keeps to find this browser again after a server restart (a Grid session id);
    * undefined when the browser cannot outlive this process.

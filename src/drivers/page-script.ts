@@ -20,18 +20,55 @@ export async function callPage<K extends keyof PageApi>(
   fn: K,
   ...args: Parameters<PageApi[K]>
 ): Promise<PageCallResult<K>> {
+  return (await run(tab, frame, undefined, fn, args)) as PageCallResult<K>;
+}
+
+/**
+ * Calls one function only in a document of `origin`: the origin is read in the same synchronous
+ * script that makes the call, before the script is touched (a document of another origin could
+ * hold an impostor of it). Answers the origin found instead when it differs.
+ */
+export async function callPageOnOrigin<K extends keyof PageApi>(
+  tab: BrowserTab,
+  frame: FramePath,
+  origin: string,
+  fn: K,
+  ...args: Parameters<PageApi[K]>
+): Promise<{ result: PageCallResult<K> } | { otherOrigin: string }> {
+  const json = await run(tab, frame, origin, fn, args);
+  const wrong = json as { [WRONG_ORIGIN]?: string } | undefined;
+  if (typeof wrong === 'object' && wrong !== null && typeof wrong[WRONG_ORIGIN] === 'string')
+    return { otherOrigin: wrong[WRONG_ORIGIN] };
+  return { result: json as PageCallResult<K> };
+}
+
+/** The key a refused call answers under: no function of the script returns it. */
+const WRONG_ORIGIN = '__swiftbrowse_other_origin__';
+
+async function run(
+  tab: BrowserTab,
+  frame: FramePath,
+  origin: string | undefined,
+  fn: string,
+  args: unknown[],
+): Promise<unknown> {
   const argList = args.map((a) => (a === undefined ? 'undefined' : JSON.stringify(a))).join(',');
   // One JSON string crosses the wire: drivers serialise big object graphs far slower than a string.
   const call = (api: string) =>
     `Promise.resolve(${api}.${fn}(${argList})).then((v) => v === undefined ? undefined : JSON.stringify(v))`;
+  // `location` is unforgeable: a page cannot make it report another origin.
+  const guarded = (expression: string) =>
+    origin === undefined
+      ? expression
+      : `(location.origin === ${JSON.stringify(origin)} ? ${expression} : JSON.stringify({ ${WRONG_ORIGIN}: location.origin }))`;
   // The script (tens of kB) is sent only to a document that does not hold it yet: most calls
   // find it installed and cost a short expression.
   let json = await tab.evaluate(
     frame,
-    `(globalThis.${key} ? ${call(`globalThis.${key}`)} : ${JSON.stringify(MISSING)})`,
+    guarded(`(globalThis.${key} ? ${call(`globalThis.${key}`)} : ${JSON.stringify(MISSING)})`),
   );
-  if (json === MISSING) json = await tab.evaluate(frame, call(install));
-  return (typeof json === 'string' ? JSON.parse(json) : json) as PageCallResult<K>;
+  if (json === MISSING) json = await tab.evaluate(frame, guarded(call(install)));
+  return typeof json === 'string' ? JSON.parse(json) : json;
 }
 
 /** The expression that yields the installed api object (drivers use it to fetch element handles). */

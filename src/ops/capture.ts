@@ -4,6 +4,7 @@ import { targetSchema } from '../core/target.js';
 import { madeFileName } from '../files/names.js';
 import { defineOp, type OpContext } from './define.js';
 import { actionableElement, summarise } from './element.js';
+import { scrubPdf } from '../files/pdf-strings.js';
 
 export const screenshot = defineOp({
   name: 'screenshot',
@@ -70,7 +71,8 @@ export const pdf = defineOp({
   }),
   async run(ctx, args) {
     const tab = await ctx.tab();
-    const bytes = await tab.pdf();
+    // The document's title and links come from the page: a typed secret must not reach the file.
+    const bytes = scrubPdf(await tab.pdf(), ctx.session.bound);
     const saved = args.save
       ? await saveFile(ctx, 'pdf', madeFileName('page', ctx.session.name, 'pdf'), bytes)
       : {};

@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { OpError } from '../core/errors.js';
 import { describeTarget, targetSchema } from '../core/target.js';
 import type { BrowserTab } from '../drivers/driver.js';
-import { callPage } from '../drivers/page-script.js';
+import { callPage, callPageOnOrigin } from '../drivers/page-script.js';
 import type { ControlInfo } from '../page/protocol.js';
 import { auditStep } from '../flows/runner.js';
+import { TypingRefused } from '../secrets/secrets.js';
 import { defineOp, type OpContext } from './define.js';
 import { actionableElement, summarise, type ActionableElement } from './element.js';
 import { clickAt } from './pointer.js';
@@ -172,8 +173,10 @@ const secretSchema = z
   );
 
 /**
- * Types a secret's value: the page's origin is checked at the moment of typing, the field is
- * masked in the text track and blanked in screenshots, and it is never read back (DESIGN §10).
+ * Types a secret's value: the field's frame origin is checked at the moment of typing, the value
+ * is set on that very element in a script that re-reads the origin and refuses a moved focus (no
+ * keystroke goes wherever focus happens to be), the field is masked in the text track and blanked
+ * in screenshots, and it is never read back (DESIGN §10).
  */
 async function typeSecret(
   ctx: OpContext,
@@ -182,20 +185,48 @@ async function typeSecret(
   info: ControlInfo,
   ref: { name: string; key: string },
 ) {
+  const what = describeTarget(el.target);
   if (info.kind !== 'text' && info.kind !== 'contenteditable')
     throw new OpError(
       'invalid_argument',
-      `fill: ${describeTarget(el.target)} is not a text field; a secret is typed into an input, textarea or contenteditable element.`,
+      `fill: ${what} is not a text field; a secret is typed into an input, textarea or contenteditable element.`,
     );
   const focused = await callPage(tab, el.frame, 'focusForTyping', el.handle);
   if (!focused) await plainClick(ctx, tab, el);
-  // The origin that receives the keystrokes is the field's own document, read now.
-  const here = String(await tab.evaluate(el.frame, 'location.href'));
+  // The field's own document, read now: its origin is checked, and the typing refuses any other.
+  const [here, origin] = (await tab.evaluate(el.frame, '[location.href, location.origin]')) as [
+    string,
+    string,
+  ];
   const bind = { session: ctx.session, op: 'fill', ...auditStep(ctx.run) };
-  const value = await ctx.secrets.bind(bind, ref, here);
-  await callPage(tab, el.frame, 'markSecretField', el.handle);
-  ctx.delivered();
-  await tab.insertText(value);
+  const typed = await ctx.secrets.bind(bind, ref, here, async (value) => {
+    ctx.delivered();
+    const r = await callPageOnOrigin(tab, el.frame, origin, 'typeSecret', el.handle, value);
+    if ('otherOrigin' in r)
+      throw new TypingRefused(
+        'permission_denied',
+        `fill: the frame of ${what} changed from ${origin} to ${r.otherOrigin} before the secret was typed. Nothing was typed. Read the page (snapshot) before binding again.`,
+        `the field's frame changed origin to ${r.otherOrigin} before typing`,
+      );
+    const t = r.result;
+    if (t.typed) return t;
+    if (t.cause === 'focus')
+      throw new TypingRefused(
+        'not_actionable',
+        `fill: focus was taken from ${what} the moment it was focused — ${t.focus ?? 'another element'} holds it. Nothing was typed: a secret only goes into the field whose origin was checked. The page (or a frame in it) moves focus; read the page (snapshot) and do not retry blindly.`,
+        'focus was taken from the field, nothing was typed',
+      );
+    throw new TypingRefused(
+      'stale_element',
+      `fill: ${what} was removed or stopped being editable before the secret was typed. Nothing was typed; take a new snapshot and retry.`,
+      'the field was gone before typing, nothing was typed',
+    );
+  });
+  if (typed.held === false)
+    throw new OpError(
+      'verification_failed',
+      `fill: the secret was set on ${what}, but the field does not hold it now (the page may limit its length, filter characters or reset it). Read the page before retrying.`,
+    );
   return { value: null, secret: { name: ref.name, key: ref.key } };
 }
 

@@ -1,10 +1,11 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { OpError } from '../core/errors.js';
 import { checkName } from '../core/names.js';
 import { jsonObject, looseEnum, millis, navigationUrl } from '../core/schema.js';
-import { BROWSER_NAMES } from '../drivers/driver.js';
+import type { BoundValues } from '../core/redact.js';
+import { BROWSER_NAMES, type StorageState } from '../drivers/driver.js';
 import { keptFilesDir } from '../files/file-store.js';
 import { applySettings, settingsView } from '../sessions/settings.js';
 import { defineOp } from './define.js';
@@ -160,19 +161,46 @@ export const stateSave = defineOp({
     // Kept, not a browser file: a storage state exists to outlive the browser it came from.
     const dir = keptFilesDir(ctx.config.dataDir, ctx.session.name);
     await mkdir(dir, { recursive: true });
-    const path = join(dir, args.name);
-    await ctx.session.browser!.saveStorageState(path);
-    const state = JSON.parse(await readFile(path, 'utf8')) as {
-      cookies?: unknown[];
-      origins?: unknown[];
-    };
+    const { state, leftOut } = withoutBoundValues(
+      await ctx.session.browser!.storageState(),
+      ctx.session.bound,
+    );
+    await writeFile(join(dir, args.name), JSON.stringify(state, null, 2));
+    if (leftOut.length)
+      ctx.notes.push(
+        `secret_left_out: ${leftOut.join(', ')} held a value typed from a secret and ${leftOut.length === 1 ? 'was' : 'were'} not saved (the file is plain JSON on disk); a browser opened from it signs in again`,
+      );
     return {
       data: {
         file: args.name,
-        cookies: state.cookies?.length ?? 0,
-        origins: state.origins?.length ?? 0,
+        cookies: state.cookies.length,
+        origins: state.origins.length,
+        ...(leftOut.length ? { left_out: leftOut } : {}),
         next: `open with storage_state: "${args.name}" starts a browser from it`,
       },
     };
   },
 });
+
+/**
+ * A storage state without the cookies and local-storage items that carry a value typed from a
+ * secret (name or value, in any encoding): left out whole, since a scrubbed value would restore a
+ * wrong login silently. Names what was left out.
+ */
+function withoutBoundValues(
+  state: StorageState,
+  bound: BoundValues,
+): { state: StorageState; leftOut: string[] } {
+  const leftOut: string[] = [];
+  const carries = (item: { name: string; value: string }, where: string) => {
+    const tainted = bound.taints(item.name) || bound.taints(item.value);
+    if (tainted) leftOut.push(`${where} ${JSON.stringify(item.name)}`);
+    return tainted;
+  };
+  const cookies = state.cookies.filter((c) => !carries(c, `cookie on ${c.domain}`));
+  const origins = state.origins.map((o) => ({
+    origin: o.origin,
+    localStorage: o.localStorage.filter((i) => !carries(i, `local storage of ${o.origin}`)),
+  }));
+  return { state: { cookies, origins }, leftOut };
+}

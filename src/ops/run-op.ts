@@ -313,9 +313,7 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
   }
   const page =
     tab && !tab.isClosed() ? { url: tab.url(), title: await tab.title(), tab: tab.id } : undefined;
-  // Not remembered: an error page, or a URL carrying a bound value (a GET login form).
-  if (page && !page.url.startsWith('chrome-error:') && !session.bound.taints(page.url))
-    session.lastUrl = page.url;
+  if (page) session.rememberUrl(page.url);
   const verification: ActionResult['verification'] = checks
     ? { status: checks.every((c) => c.passed) ? 'passed' : 'failed', checks }
     : { status: 'not_checked' };

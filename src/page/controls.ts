@@ -112,7 +112,8 @@ export function readValue(handle: number): string {
   return el.textContent ?? '';
 }
 
-function deepActiveElement(): Element | null {
+/** The focused element, through open shadow roots. */
+export function deepActiveElement(): Element | null {
   let active = document.activeElement;
   while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
   return active;

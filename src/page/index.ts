@@ -27,7 +27,7 @@ import { elementShells, extractOf, find, tableRows } from './inspect.js';
 import { outline } from './outline.js';
 import { frameOffset, probe } from './probe.js';
 import { addressOfHandle, track } from './reading.js';
-import { markSecretField } from './secret-fields.js';
+import { markSecretField, typeSecret } from './secret-fields.js';
 
 export const api = {
   element: elementOf,
@@ -64,6 +64,7 @@ export const api = {
   tableRows,
   textVisible,
   track,
+  typeSecret,
 };
 
 export type PageApi = typeof api;

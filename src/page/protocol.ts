@@ -104,3 +104,8 @@ export interface FocusInfo {
   /** Whether the focused element is inside (or is) the given element. */
   inside: boolean;
 }
+
+/** How a secret went into a field: never the value, only whether it landed and where focus was. */
+export type SecretTyping =
+  | { typed: true; held?: false }
+  | { typed: false; cause: 'focus' | 'stale' | 'not_editable'; focus?: string };

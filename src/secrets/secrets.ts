@@ -22,6 +22,20 @@ export interface SecretRef {
   key: string;
 }
 
+/**
+ * A secret that was bound but not typed (focus taken, the frame changed origin): the op's error,
+ * with the audit's own sentence, which never quotes the page.
+ */
+export class TypingRefused extends OpError {
+  constructor(
+    kind: ConstructorParameters<typeof OpError>[0],
+    message: string,
+    readonly auditReason: string,
+  ) {
+    super(kind, message);
+  }
+}
+
 /** Why each op cannot carry a secret; only `fill` binds one (seed §F1.28). */
 const REFUSALS: Record<string, string> = {
   evaluate: 'a script is arbitrary code and could send the value anywhere',
@@ -65,10 +79,16 @@ export class Secrets {
 
   /**
    * Resolves a binding for typing on `pageUrl`: the secret and key must be listed to this
-   * session and the page's origin allowed. Returns the value, read fresh and already added to
-   * the session's bound values; every outcome is audited without it.
+   * session and the page's origin allowed. The value, read fresh and added to the session's bound
+   * values, goes to `deliver` (which types it) and is then dropped; without `deliver` it is
+   * returned. Every outcome is audited without it: a `deliver` that throws is audited as refused.
    */
-  async bind(ctx: BindContext, ref: SecretRef, pageUrl: string): Promise<string> {
+  async bind<T = string>(
+    ctx: BindContext,
+    ref: SecretRef,
+    pageUrl: string,
+    deliver: (value: string) => Promise<T> | T = (value) => value as T,
+  ): Promise<T> {
     const url = scrub(pageUrl, ctx.session.bound);
     const base = { event: 'secret_bind' as const, session: ctx.session.name, op: ctx.op, url };
     const where = {
@@ -77,7 +97,7 @@ export class Secrets {
     };
     // The audit's reason is written here, not copied from the error: the caller's strings (a
     // password pasted as a name) never reach the log.
-    const refuse = (secret: string, key: string, reason: string, error: OpError): never => {
+    const refuse = (secret: string, key: string, reason: string, error: Error): never => {
       this.audit.record({ ...base, ...where, secret, key, allowed: false, reason });
       throw error;
     };
@@ -135,8 +155,16 @@ export class Secrets {
       );
     }
     ctx.session.bound.add(value, `${entry.name}/${ref.key}`);
+    let delivered: T;
+    try {
+      delivered = await deliver(value);
+    } catch (e) {
+      const reason =
+        e instanceof TypingRefused ? e.auditReason : 'typing failed before the value was set';
+      return refuse(entry.name, ref.key, reason, e as Error);
+    }
     this.audit.record({ ...base, ...where, secret: entry.name, key: ref.key, allowed: true });
-    return value;
+    return delivered;
   }
 
   /**

@@ -1,4 +1,4 @@
-import { BoundValues } from '../core/redact.js';
+import { BoundValues, scrub } from '../core/redact.js';
 import type { BrowserSession, BrowserTab } from '../drivers/driver.js';
 import { ReadingMemory } from './reading-memory.js';
 import type { SessionSettings } from './settings.js';
@@ -59,7 +59,7 @@ export class Session {
       name: this.name,
       settings: this.settings,
       browserState: this.browserState,
-      lastUrl: this.lastUrl,
+      lastUrl: this.lastUrl === undefined ? undefined : this.storableUrl(this.lastUrl),
       pointer: this.pointer,
       counter: this.counter,
       handle: this.handle,
@@ -67,6 +67,22 @@ export class Session {
       createdAt: this.createdAt,
       lastActiveAt: this.lastActiveAt,
     };
+  }
+
+  /** Remembers the page an op left, to reopen on; an error page or a URL `storableUrl` refuses is not. */
+  rememberUrl(url: string): void {
+    if (url.startsWith('chrome-error:')) return;
+    const storable = this.storableUrl(url);
+    if (storable !== undefined) this.lastUrl = storable;
+  }
+
+  /**
+   * A URL as the session may keep it (store, admin API, reopen): URL credentials stripped, and
+   * none at all when it carries a value typed from a secret (a GET login form): a marker in its
+   * place would reopen on a wrong page.
+   */
+  private storableUrl(url: string): string | undefined {
+    return this.bound.taints(url) ? undefined : scrub(url);
   }
 
   nextActionId(): string {

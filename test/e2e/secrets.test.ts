@@ -255,3 +255,221 @@ describe('secrets a model never sees', () => {
     assert.ok(audit.some((l) => l.allowed === false && l.level === 40 && l.secret === 'other'));
   });
 });
+
+/** A frame script that takes focus every millisecond and beacons whatever reaches it. */
+const THIEF_FRAME = `<!doctype html><input id="steal"><script>
+  const steal = document.getElementById('steal');
+  const beacon = (kind, v) => fetch('/beacon?kind=' + kind + '&v=' + encodeURIComponent(v));
+  setInterval(() => steal.focus(), 1);
+  steal.addEventListener('input', () => beacon('input', steal.value));
+  addEventListener('keydown', (e) => beacon('keydown', e.key), true);
+</script>`;
+
+describe('a secret goes only into the field that was checked', () => {
+  const beacons = () => h.server.requests.filter((r) => r.startsWith('/beacon'));
+  let other: string;
+  before(() => {
+    // localhost is another origin of the same fixture server: a cross-origin frame.
+    other = `http://localhost:${h.server.port}`;
+    h.server.setContent('/thief-frame.html', THIEF_FRAME);
+    const page = (onFocus: string, extra = '') =>
+      `<!doctype html><title>Sign in</title>
+       <label for="pw">Password</label><input id="pw" type="password">${extra}
+       <iframe id="thief" src="${other}/thief-frame.html"></iframe>
+       <script>
+         const pw = document.getElementById('pw');
+         pw.addEventListener('focus', () => { ${onFocus} });
+       </script>`;
+    h.server.setContent('/thief-loop.html', page(''));
+    h.server.setContent(
+      '/thief-onfocus.html',
+      page("document.getElementById('thief').contentWindow.focus();"),
+    );
+    h.server.setContent(
+      '/thief-same-origin.html',
+      page(
+        "document.getElementById('decoy').focus();",
+        `<input id="decoy"><script>
+           const decoy = document.getElementById('decoy');
+           decoy.addEventListener('input', () => fetch('/beacon?kind=input&v=' + encodeURIComponent(decoy.value)));
+           decoy.addEventListener('keydown', (e) => fetch('/beacon?kind=keydown&v=' + e.key));
+         </script>`,
+      ),
+    );
+  });
+  after(() => h.closeBrowsers());
+
+  /** Fills the password and answers what a user would check: the result, the field, the beacons. */
+  async function fillOn(path: string, session: string) {
+    h.server.requests.length = 0;
+    await h.op('goto', { url: `${h.server.PREFIX}${path}` }, session);
+    // The frame's script is running (its focus loop) before the fill starts.
+    await h.op('wait_for', { ms: 300 }, session);
+    const r = await h.op(
+      'fill',
+      { target: { label: 'Password' }, secret: { name: 'admin', key: 'password' } },
+      session,
+    );
+    await h.op('wait_for', { ms: 300 }, session);
+    const held = await h.op(
+      'evaluate',
+      { script: "document.querySelector('#pw').value.length" },
+      session,
+    );
+    return { r: r.body, fieldLength: held.body.data?.result, beacons: beacons() };
+  }
+
+  test('a cross-origin frame that grabs focus every millisecond receives nothing; the field gets the value', async () => {
+    const { r, fieldLength, beacons } = await fillOn('/thief-loop.html', 'focus-loop');
+    assert.deepEqual(beacons, [], 'the frame heard a key or an input');
+    assert.equal(r.ok, true, JSON.stringify(r.error));
+    assert.equal(fieldLength, [...VALUE].length, 'the whole value is in the page’s own field');
+  });
+
+  test('a page that moves focus into a cross-origin frame when the field is focused is refused, naming the frame', async () => {
+    const { r, fieldLength, beacons } = await fillOn('/thief-onfocus.html', 'focus-frame');
+    assert.deepEqual(beacons, [], 'the frame heard a key or an input');
+    assert.equal(r.ok, false);
+    assert.equal(r.error?.kind, 'not_actionable');
+    assert.match(r.error!.message, /focus was taken/);
+    assert.match(r.error!.message, /iframe#thief \(a frame from http:\/\/localhost:\d+\)/);
+    assert.match(r.error!.message, /Nothing was typed/);
+    assert.equal(fieldLength, 0);
+  });
+
+  test('a same-origin field that steals focus gets nothing, and the refusal is audited', async () => {
+    const { r, fieldLength, beacons } = await fillOn('/thief-same-origin.html', 'focus-decoy');
+    assert.deepEqual(beacons, []);
+    assert.equal(r.ok, false);
+    assert.match(r.error!.message, /focus was taken from .* input#decoy holds it/);
+    assert.equal(fieldLength, 0);
+    const audit = readFileSync(logPath, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.event === 'secret_bind' && l.session === 'focus-decoy');
+    assert.deepEqual(
+      audit.map((l) => [l.allowed, l.level, l.reason]),
+      [[false, 40, 'focus was taken from the field, nothing was typed']],
+    );
+  });
+});
+
+describe('nothing the server writes carries a secret the page spread around', () => {
+  const session = 'carry';
+  const bytes = Buffer.from(VALUE, 'utf8');
+  const utf16 = Buffer.from(VALUE, 'utf16le').swap16().toString('hex');
+  /** The value plain, URL-encoded (both ways), base64 (both alphabets), hex and PDF's UTF-16. */
+  const ENCODED = [
+    VALUE,
+    encodeURIComponent(VALUE),
+    new URLSearchParams({ v: VALUE }).toString().slice(2),
+    bytes.toString('base64').replace(/=+$/, ''),
+    bytes.toString('base64url'),
+    bytes.toString('hex'),
+    bytes.toString('hex').toUpperCase(),
+    utf16,
+    utf16.toUpperCase(),
+  ];
+  const carries = (text: string) => ENCODED.filter((f) => text.includes(f));
+
+  before(() => {
+    // On input the page spreads the value: title, URL, a link, a cookie, local storage (base64).
+    h.server.setContent(
+      '/carry.html',
+      `<!doctype html><title>Carry</title>
+       <label for="pw">Password</label><input id="pw" type="password"><a id="here" href="#">here</a>
+       <script>
+         const pw = document.getElementById('pw');
+         pw.addEventListener('input', () => {
+           document.title = pw.value;
+           history.replaceState(null, '', '?p=' + encodeURIComponent(pw.value));
+           document.getElementById('here').href = location.href;
+           document.cookie = 'pw=' + encodeURIComponent(pw.value) + '; path=/';
+           document.cookie = 'theme=dark; path=/';
+           localStorage.setItem('pw64', btoa(unescape(encodeURIComponent(pw.value))));
+           localStorage.setItem('lang', 'en');
+         });
+       </script>`,
+    );
+  });
+  after(() => h.closeBrowsers());
+
+  test('admin API, store record, session log, state file, PDF and file names hold no form of it', async () => {
+    await h.op('goto', { url: `${h.server.PREFIX}/carry.html` }, session);
+    const r = await h.op(
+      'fill',
+      { target: { label: 'Password' }, secret: { name: 'admin', key: 'password' } },
+      session,
+    );
+    assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
+    const title = await h.op('evaluate', { script: 'document.title' }, session);
+    assert.equal(title.body.data?.result, MARKER, 'the page did put the value in its title');
+
+    const state = await h.op('state_save', { name: 'carry-state.json' }, session);
+    assert.equal(state.body.ok, true, JSON.stringify(state.body.error));
+    const saved = state.body.data as { left_out: string[]; cookies: number };
+    assert.deepEqual(saved.left_out, [
+      'cookie on 127.0.0.1 "pw"',
+      `local storage of ${h.server.PREFIX} "pw64"`,
+    ]);
+    assert.match(state.body.notes!.join('\n'), /secret_left_out: .* not saved/);
+    const stateFile = readFileSync(join(dataDir, 'files', session, 'carry-state.json'), 'utf8');
+    assert.match(stateFile, /"theme"/, 'the rest of the state is kept');
+    assert.match(stateFile, /"lang"/);
+
+    const printed = await h.op('pdf', {}, session);
+    assert.equal(printed.body.ok, true, JSON.stringify(printed.body.error));
+    const unsaved = await h.op('pdf', { save: false }, session);
+    const unsavedPdf = Buffer.from(
+      (unsaved.body.data as { pdf: { base64: string } }).pdf.base64,
+      'base64',
+    ).toString('latin1');
+    await h.op('screenshot', {}, session);
+
+    const detail = await (await h.request(`/admin/sessions/${session}`)).text();
+    const list = await (await h.request('/admin/sessions')).text();
+    assert.match(
+      detail,
+      /"tabs":\[\{"id":"[^"]+","url":"http:\/\/127\.0\.0\.1:\d+\/carry\.html\?p=\[secret:admin\/password\]"/,
+    );
+    const record = JSON.stringify(await h.app.runtime.sessions.store.load(session));
+    assert.match(record, /"lastUrl":"http:\/\/127\.0\.0\.1:\d+\/carry\.html"/);
+
+    // Every file under DATA_DIR: session log and frames, saved files, kept files, server log.
+    const written = filesUnder(dataDir);
+    const texts: Record<string, string> = {
+      detail,
+      list,
+      record,
+      unsavedPdf,
+      names: written.join('\n'),
+    };
+    for (const file of written) texts[file] = readFileSync(file).toString('latin1');
+    const pdfs = written.filter((f) => f.endsWith('.pdf'));
+    assert.equal(pdfs.length, 1, 'one PDF was saved');
+    const pdfTitle = /\/Title (<FEFF(?:002A)+>|\(\[secret:admin\/password\] *\))/.exec(
+      texts[pdfs[0]],
+    );
+    assert.ok(pdfTitle, 'the PDF keeps a /Title, with the value replaced');
+    // Which forms were found, never the text: a PDF is large and a failure must not print it.
+    for (const [where, text] of Object.entries(texts))
+      assert.deepEqual(
+        carries(text).map((f) => ENCODED.indexOf(f)),
+        [],
+        `${where} carries the value`,
+      );
+  });
+
+  test('a URL with credentials is stored and shown without them', async () => {
+    const url = `http://alice:pw-in-url@127.0.0.1:${h.server.port}/carry.html`;
+    const r = await h.op('goto', { url }, 'cred');
+    assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
+    const detail = await (await h.request('/admin/sessions/cred')).text();
+    const list = await (await h.request('/admin/sessions')).text();
+    const record = JSON.stringify(await h.app.runtime.sessions.store.load('cred'));
+    for (const [where, text] of Object.entries({ detail, list, record }))
+      assert.ok(!text.includes('pw-in-url'), `${where}: ${text.slice(0, 300)}`);
+    assert.match(detail, /"url":"http:\/\/127\.0\.0\.1:\d+\/carry\.html"/);
+  });
+});

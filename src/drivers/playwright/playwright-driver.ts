@@ -11,6 +11,7 @@ import type {
   Driver,
   OpenOptions,
   RunningBrowser,
+  StorageState,
 } from '../driver.js';
 import { CHROMIUM_ARGS, findBrowser } from '../find-browser.js';
 import { fromPlaywright } from './errors.js';
@@ -102,9 +103,9 @@ class PlaywrightSession implements BrowserSession {
     this.listeners.push(listener);
   }
 
-  async saveStorageState(path: string): Promise<void> {
+  async storageState(): Promise<StorageState> {
     try {
-      await this.context.storageState({ path });
+      return await this.context.storageState();
     } catch (e) {
       throw fromPlaywright(e, 'Saving the storage state');
     }

@@ -12,6 +12,7 @@ import type {
   FramePath,
   OpenOptions,
   RunningBrowser,
+  StorageState,
 } from '../driver.js';
 import { pageApiExpression } from '../page-script.js';
 import { Bidi } from './bidi.js';
@@ -262,7 +263,7 @@ export class WebDriverSession implements BrowserSession, TabHost {
   }
 
   /** Cookies of every origin and the local storage of the origins open in tabs, as Playwright writes them. */
-  async saveStorageState(path: string): Promise<void> {
+  async storageState(): Promise<StorageState> {
     try {
       const { cookies } = await this.bidi.call<{ cookies: BidiCookie[] }>('storage.getCookies', {});
       const origins = new Map<string, { name: string; value: string }[]>();
@@ -280,11 +281,10 @@ export class WebDriverSession implements BrowserSession, TabHost {
         };
         if (origin && origin !== 'null' && items.length) origins.set(origin, items);
       }
-      const state = {
-        cookies: cookies.map(toPlaywrightCookie),
+      return {
+        cookies: cookies.map((c) => ({ ...toPlaywrightCookie(c) })),
         origins: [...origins].map(([origin, localStorage]) => ({ origin, localStorage })),
       };
-      writeFileSync(path, JSON.stringify(state, null, 2));
     } catch (e) {
       throw fromWebDriver(e, 'Saving the storage state');
     }

@@ -1,12 +1,17 @@
 import { Hono } from 'hono';
 import { OpError } from '../../core/errors.js';
+import { scrub } from '../../core/redact.js';
 import type { OpRuntime } from '../../ops/run-op.js';
 import type { Session } from '../../sessions/session.js';
 import { settingsView } from '../../sessions/settings.js';
 import type { SessionRecord } from '../../sessions/store.js';
 
-/** What the operator sees of a session: enough to decide to end or forget it. */
+/**
+ * What the operator sees of a session: enough to decide to end or forget it. URLs come scrubbed of
+ * credentials and of the values typed from secrets (a record from an older server may hold them).
+ */
 function summary(record: SessionRecord, live: Session | undefined, now: number) {
+  const lastUrl = record.lastUrl === undefined ? undefined : scrub(record.lastUrl, live?.bound);
   return {
     name: record.name,
     browser: live?.hasBrowser()
@@ -16,7 +21,7 @@ function summary(record: SessionRecord, live: Session | undefined, now: number) 
         : record.browserState,
     busy: live?.busy ?? false,
     backend: record.settings.backend,
-    last_url: record.lastUrl,
+    last_url: lastUrl,
     idle_ms: now - record.lastActiveAt,
     ops: record.ops,
   };
@@ -56,7 +61,8 @@ export function adminRoutes(rt: OpRuntime): Hono {
   admin.get('/sessions/:name', async (c) => {
     const { live, record } = await known(c.req.param('name'));
     const tabs = live?.browser?.tabs().map((t) => ({ id: t.id, url: t.url() }));
-    return c.json({
+    // Tab URLs and capabilities are the browser's own: scrubbed like every other text emitted.
+    const body = {
       ...summary(record, live, Date.now()),
       settings: settingsView(record.settings),
       running: live?.hasBrowser() ? live.browser?.running() : undefined,
@@ -67,7 +73,8 @@ export function adminRoutes(rt: OpRuntime): Hono {
       created_at: new Date(record.createdAt).toISOString(),
       last_active_at: new Date(record.lastActiveAt).toISOString(),
       log: `/logs/${encodeURIComponent(record.name)}`,
-    });
+    };
+    return c.json(scrub(body, live?.bound));
   });
 
   admin.delete('/sessions/:name/browser', async (c) => {
