@@ -9,9 +9,12 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-/** A real redis-server on a free loopback port, without persistence, in a temp directory. */
-export async function startRedis(): Promise<RedisServer> {
-  const port = await freePort();
+/**
+ * A real redis-server on a free loopback port (or `port`: a restart where clients expect it),
+ * without persistence, in a temp directory.
+ */
+export async function startRedis(port?: number): Promise<RedisServer> {
+  port ??= await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'swiftbrowse-redis-'));
   const child: ChildProcess = spawn(
     'redis-server',
