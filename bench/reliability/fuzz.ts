@@ -201,7 +201,7 @@ function opCall(g: Generator, listing: OpListing, i: number, session: string, ba
       const t = jsonType(candidate);
       // A scalar may be coerced on purpose (CLI and flow values arrive as strings): only a
       // structure where a scalar belongs, or the reverse, is plainly malformed.
-      const structured = (x: string) => x === 'object' || x === 'array' || x === 'null';
+      const structured = (x: string) => x === 'object' || x === 'array';
       kind =
         types && !types.includes(t) && (structured(t) || types.every(structured))
           ? 'invalid'
@@ -507,7 +507,7 @@ const RULES: Record<string, string> = {
   internal: 'no error message leaks internal text (TypeError, "Cannot read properties", stacks)',
   'route-4xx':
     'routes refuse what they must (foreign Host, text/plain flow runs, traversal…) with 4xx',
-  health: '/health answers within 2 s after every call',
+  health: '/health answers after every call (2 s, one retry)',
 };
 
 export interface FuzzFigures {
@@ -567,7 +567,9 @@ export async function runFuzz(options: {
       byKind[call.kind] = (byKind[call.kind] ?? 0) + 1;
       byStatus[String(reply.status)] = (byStatus[String(reply.status)] ?? 0) + 1;
       for (const rule of judge(call, reply)) violations.push({ rule, call, reply });
-      if (server.exitCode !== null || !(await server.healthy())) {
+      // One retry: a single slow answer on a loaded machine is not an unhealthy server.
+      const healthy = (await server.healthy()) || (await server.healthy());
+      if (server.exitCode !== null || !healthy) {
         violations.push({ rule: 'health', call, reply });
         if (server.exitCode !== null) break;
       }

@@ -41,10 +41,7 @@ export function serveHostile(server: FixtureServer): Hostile {
   );
   server.setContent(
     '/rel/counter.html',
-    html(
-      'Counter',
-      `<button onclick="navigator.sendBeacon('/rel/click'); this.textContent='Clicked'">Count</button>`,
-    ),
+    html('Counter', `<button onclick="navigator.sendBeacon('/rel/click')">Count</button>`),
   );
   server.setRoute('/rel/click', (_req, res) => {
     clicks++;

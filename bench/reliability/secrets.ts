@@ -95,6 +95,9 @@ export async function runSecretSweep(options: {
   const { hostile, checks } = options;
   const value = `rel S3cr3t+${options.seed.toString(16)}!Zq`;
   const forms = encodings(value);
+  // URL credentials are not a bound secret, but every surface must drop them as well.
+  const credential = `cr3d${options.seed.toString(16)}Pw`;
+  const credentialForms = encodings(credential);
   const secretsDir = mkdtempSync(join(tmpdir(), 'swiftbrowse-rel-secrets-'));
   mkdirSync(join(secretsDir, 'app'));
   writeFileSync(join(secretsDir, 'app', 'password'), `${value}\n`);
@@ -108,6 +111,22 @@ export async function runSecretSweep(options: {
   const http = (name: string, args: unknown, s = 'sx') =>
     op(server.url, name, args, s, 60_000).then((r) => keep(`POST /browser/${name}`, r));
   const secret = { secret: { name: 'app', key: 'password' } };
+  const readSurfaces = async () => {
+    for (const path of [
+      '/admin/sessions',
+      '/admin/flows',
+      '/logs',
+      '/logs/sx',
+      '/logs/sm',
+      '/browser?session=sx',
+      '/browser?session=sm',
+      '/secrets',
+      '/flows',
+      '/files?session=sx',
+      '/files?session=sm',
+    ])
+      keep(`GET ${path}`, await send(server.url, path, { timeoutMs: 10_000 }));
+  };
   let fills: Reply[] = [];
   const thief: Record<string, Reply> = {};
   try {
@@ -137,11 +156,18 @@ export async function runSecretSweep(options: {
       ['report', {}],
     ] as [string, unknown][])
       await http(name, args);
-    // Cross-origin focus thieves: the frame's input calls focus() every millisecond.
+    // A page opened with credentials in its URL, left open while the surfaces are read.
+    const login = new URL(`${hostile.base}/rel/form.html`);
+    login.username = 'rel-user';
+    login.password = credential;
+    await http('goto', { url: login.href }, 'su');
+    // While the session is on the page whose URL carries the value (admin tabs[].url, status).
+    await readSurfaces();
+    // Cross-origin focus thieves, in a session of their own: the frame calls focus() every ms.
     for (const page of ['thief.html', 'thief-move.html']) {
       const before = hostile.stolen.length;
-      await http('goto', { url: `${hostile.base}/rel/${page}` });
-      thief[page] = await http('fill', { target: { label: 'Password' }, ...secret });
+      await http('goto', { url: `${hostile.base}/rel/${page}` }, 'st');
+      thief[page] = await http('fill', { target: { label: 'Password' }, ...secret }, 'st');
       await sleep(1000);
       thief[`${page}:stolen`] = {
         status: 0,
@@ -186,21 +212,9 @@ export async function runSecretSweep(options: {
     }
     await sleep(1000);
 
-    // Every read surface, then the signed links the answers named.
-    for (const path of [
-      '/admin/sessions',
-      '/admin/flows',
-      '/logs',
-      '/logs/sx',
-      '/logs/sm',
-      '/browser?session=sx',
-      '/browser?session=sm',
-      '/secrets',
-      '/flows',
-      '/files?session=sx',
-      '/files?session=sm',
-    ])
-      keep(`GET ${path}`, await send(server.url, path, { timeoutMs: 10_000 }));
+    // The read surfaces again, now the sessions are closed (a closed session's record keeps its URL).
+    for (const session of ['sx', 'sm']) await http('close', {}, session);
+    await readSurfaces();
     const links = new Set(responses.flatMap((r) => linksIn(r.text, server.url)));
     for (const link of links)
       keep(`GET ${link.split('?')[0]}`, await send(server.url, link, { timeoutMs: 10_000 }));
@@ -210,6 +224,7 @@ export async function runSecretSweep(options: {
 
   // The Redis records, as a snapshot without compression so a value reads as its bytes.
   let redisHits: string[] = [];
+  let redisCredential = false;
   try {
     const port = new URL(redis.url).port;
     execFileSync('redis-cli', ['-p', port, 'CONFIG', 'SET', 'rdbcompression', 'no'], {
@@ -217,7 +232,9 @@ export async function runSecretSweep(options: {
     });
     const rdb = join(secretsDir, 'dump.rdb');
     execFileSync('redis-cli', ['-p', port, '--rdb', rdb], { stdio: 'ignore' });
-    redisHits = found(readFileSync(rdb), forms);
+    const dump = readFileSync(rdb);
+    redisHits = found(dump, forms);
+    redisCredential = found(dump, credentialForms).length > 0;
   } catch (e) {
     redisHits = [`could not read Redis: ${(e as Error).message}`];
   }
@@ -262,6 +279,21 @@ export async function runSecretSweep(options: {
     );
   }
   const files = filesUnder(server.dataDir);
+  const credentialAt = [
+    ...responses
+      .filter((r) => found(Buffer.from(r.text, 'utf8'), credentialForms).length)
+      .map((r) => r.surface),
+    ...files
+      .filter((f) => found(readFileSync(f), credentialForms).length)
+      .map((f) => f.slice(server.dataDir.length + 1)),
+    ...(redisCredential ? ['Redis'] : []),
+  ];
+  checks.add(
+    'secrets',
+    'URL credentials (user:password@) are kept nowhere: admin tabs[].url, status, logs, Redis lastUrl',
+    credentialAt.length === 0,
+    credentialAt.length ? [...new Set(credentialAt)].join('; ') : 'not found',
+  );
   const fileHits: string[] = [];
   let bytes = 0;
   for (const file of files) {
