@@ -137,18 +137,28 @@ export async function runLoad(options: {
     );
 
     await Promise.all(names.map((s) => op(server.url, 'close', {}, s, 30_000)));
-    let left = server.chromium();
-    for (let i = 0; i < 50 && left.length > 0; i++) {
+    // The local backend keeps one shared browser (a context per session): what must go with
+    // the sessions is every renderer, and no second browser may be left beside the shared one.
+    const leftover = () => {
+      const all = server.chromium();
+      const pids = new Set(all.map((p) => p.pid));
+      return {
+        types: all.map((p) => /--type=([\w-]+)/.exec(p.cmdline)?.[1] ?? 'browser'),
+        renderers: all.filter((p) => /--type=renderer/.test(p.cmdline)).length,
+        browsers: all.filter((p) => !pids.has(p.ppid)).length,
+      };
+    };
+    let left = leftover();
+    for (let i = 0; i < 50 && (left.renderers > 0 || left.browsers > 1); i++) {
       await sleep(200);
-      left = server.chromium();
+      left = leftover();
     }
-    const orphans = left.length;
-    const types = left.map((p) => /--type=([\w-]+)/.exec(p.cmdline)?.[1] ?? 'browser');
+    const orphans = left.renderers + Math.max(0, left.browsers - 1);
     checks.add(
       'load',
-      'no browser process is left after every session closes',
+      'no renderer and no second browser is left after every session closes',
       orphans === 0,
-      `${orphans} Chromium processes under the server 10 s after close${orphans ? ` (${types.join(', ')})` : ''}`,
+      `10 s after close: ${left.renderers} renderers, ${left.browsers} browser(s); Chromium processes under the server: ${left.types.join(', ') || 'none'}`,
     );
     await sleep(options.seconds >= 60 ? 10_000 : 3000);
     const afterIdle = server.memory().serverRssMb;
