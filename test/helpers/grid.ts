@@ -62,12 +62,12 @@ async function waitReady(url: string, child: ChildProcess, log: () => string): P
   throw new Error(`The Grid did not become ready in 90 s: ${log()}`);
 }
 
-/** Starts a standalone Grid; the caller stops it. */
-export async function startGrid(maxSessions = 8): Promise<TestGrid> {
+/** Starts a standalone Grid (on `port`, for a restart clients expect there); the caller stops it. */
+export async function startGrid(maxSessions = 8, port?: number): Promise<TestGrid> {
   const dir = mkdtempSync(join(tmpdir(), 'swiftbrowse-grid-'));
   const config = join(dir, 'node.toml');
   writeFileSync(config, nodeConfig(maxSessions));
-  const port = await freePort();
+  port ??= await freePort();
   const child = spawn(
     'java',
     [
