@@ -12,9 +12,9 @@ const STORM_WINDOW_MS = 2000;
 const SILENCE_WAIT_MS = 1000;
 
 /**
- * Run in a page in a storm before it is left: once a navigation starts, Chromium can no longer
- * answer the page's dialogs ("Not attached to an active page"), and the next one holds the
- * navigation until its timeout. The page is being replaced, so nothing of it is lost.
+ * Run in a page that opened a dialog in the last STORM_WINDOW_MS, before it is left: once a
+ * navigation starts, Chromium can no longer answer the page's dialogs ("Not attached to an active
+ * page"), and the next one holds the navigation until its timeout. The page is being replaced.
  */
 export const SILENCE_DIALOGS =
   "for (const k of ['alert', 'confirm', 'prompt']) window[k] = () => undefined";
@@ -22,14 +22,17 @@ export const SILENCE_DIALOGS =
 interface OpenDialog {
   info: DialogInfo;
   answer(answer: DialogAnswer): Promise<void>;
+  /** It opened while a script of ours ran, not under our input: the page's own, in a read's way. */
+  underScript?: boolean;
 }
 
 /**
  * A tab's dialogs, by the same rules on every backend. A dialog blocks its page until answered.
  * One opened while our input was delivered is the action's outcome and stays open for the dialog
- * op; an armed answer takes the next one as it opens; one that opens under a navigation we sent
- * is in its way and is dismissed at once; past STORM_DIALOGS in STORM_WINDOW_MS every further one
- * is dismissed as it opens, so the page (and the op) goes on. Dismissed ones are reported once.
+ * op; an armed answer takes the next one as it opens; one that opens under a script of ours fails
+ * that script and is dismissed before the next; one under a navigation we sent is dismissed at
+ * once; past STORM_DIALOGS in STORM_WINDOW_MS every further one is dismissed as it opens, so the
+ * page (and the op) goes on. Dismissed ones are reported once (takeDismissed).
  */
 export class DialogGate {
   private open?: OpenDialog;
@@ -37,6 +40,7 @@ export class DialogGate {
   private readonly listeners = new Set<() => void>();
   private recent: number[] = [];
   private navigating = 0;
+  private scripting = 0;
   private dismissed?: DismissedDialogs;
 
   /** The driver heard a dialog open; `answer` answers it in the browser. */
@@ -49,7 +53,7 @@ export class DialogGate {
     }
     const storm = this.count() > STORM_DIALOGS;
     if (storm || this.navigating > 0) return void this.dismiss({ info, answer }, storm);
-    this.open = { info, answer };
+    this.open = { info, answer, underScript: this.scripting > 0 };
     for (const listener of this.listeners) listener();
   }
 
@@ -88,9 +92,13 @@ export class DialogGate {
     return dismissed;
   }
 
-  /** Refuses to run script in a page a dialog blocks. */
-  guard(): void {
-    if (this.open) throw blocked(this.open.info, 'is open');
+  /** Before a script of ours: a dialog that opened under the last one goes; any other refuses it. */
+  async guard(): Promise<void> {
+    const open = this.open;
+    if (open?.underScript) {
+      this.open = undefined;
+      await this.dismiss(open, false);
+    } else if (open) throw blocked(open.info, 'is open');
   }
 
   /** Input that opens a dialog blocks until it is answered: the dialog is its outcome. */
@@ -99,21 +107,26 @@ export class DialogGate {
   }
 
   /** A script a dialog interrupts has no answer to give: it fails, and the dialog stays open. */
-  script<T>(work: Promise<T>): Promise<T> {
-    return this.until(work, () => {
-      throw blocked(this.open!.info, 'opened while SwiftBrowse was reading the page');
-    });
+  async script<T>(work: Promise<T>): Promise<T> {
+    this.scripting++;
+    try {
+      return await this.until(work, () => {
+        throw blocked(this.open!.info, 'opened while SwiftBrowse was reading the page');
+      });
+    } finally {
+      this.scripting--;
+    }
   }
 
   /**
    * A dialog that opens under a navigation we sent is dismissed: the page is being left or
-   * loaded. A page in a storm is silenced first (`silence` runs SILENCE_DIALOGS in it).
+   * loaded. A page that opened dialogs lately is silenced first (`silence` runs SILENCE_DIALOGS).
    */
   async navigation<T>(work: () => Promise<T>, silence: () => Promise<unknown>): Promise<T> {
     const open = this.open;
     this.open = undefined;
     if (open) await this.dismiss(open, false);
-    if (this.inWindow() > STORM_DIALOGS)
+    if (this.inWindow() > 0)
       await within(
         silence().catch(() => undefined),
         SILENCE_WAIT_MS,

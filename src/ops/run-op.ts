@@ -326,7 +326,7 @@ function dialogNotes(tab: BrowserTab | undefined, notes: string[]): void {
   notes.push(
     d.storm
       ? `dialog_storm (${what}): the page opens dialogs faster than they can be answered; ${d.count} were dismissed as they opened, and further ones are while it goes on — goto another page or tab_close this tab to stop them`
-      : `dialog_dismissed (${what})${d.count > 1 ? ` and ${d.count - 1} more` : ''}, in the way of the navigation`,
+      : `dialog_dismissed (${what})${d.count > 1 ? ` and ${d.count - 1} more` : ''}: the page opened it while SwiftBrowse read or left the page`,
   );
 }
 

@@ -124,17 +124,21 @@ describe('dialog storms', () => {
     await h.op('close', {}, s);
   });
 
-  test('one click raising 50 alerts answers in time, and so does the next op', async () => {
+  test('one click raising 50 alerts answers in time, and the next op gets past the other 49', async () => {
     const s = 'burst';
     h.server.setContent('/burst.html', BURST_PAGE);
     await h.op('goto', { url: `${h.server.PREFIX}/burst.html` }, s);
     const click = await timed('click', { target: { role: 'button', name: 'Burst' } }, s);
     inTime(click, 5000);
-    const next = await timed('snapshot', {}, s);
+    // The next op meets the other 49 one after the other, under its own reads.
+    const next = await timed('assert', { text_visible: 'done' }, s);
     inTime(next, 5000);
-    const later = await timed('assert', { text_visible: 'done' }, s);
-    inTime(later, 5000);
-    assert.equal(later.body.ok, true, JSON.stringify(later.body));
+    assert.equal(next.body.ok, true, JSON.stringify(next.body));
+    assert.ok(
+      next.body.notes?.some((n) => n.startsWith('dialog_storm')),
+      JSON.stringify(next.body),
+    );
+    assert.equal((await h.op('snapshot', {}, s)).body.ok, true);
     await h.op('close', {}, s);
   });
 });

@@ -194,7 +194,7 @@ export class PlaywrightTab implements BrowserTab {
   }
 
   async evaluate(path: FramePath, expression: string): Promise<unknown> {
-    this.dialogs.guard();
+    await this.dialogs.guard();
     try {
       const frame = await this.frameAt(path);
       return await this.dialogs.script(frame.evaluate(expression));

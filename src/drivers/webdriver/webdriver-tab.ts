@@ -386,7 +386,7 @@ export class WebDriverTab implements BrowserTab {
   }
 
   async evaluate(path: FramePath, expression: string): Promise<unknown> {
-    this.dialogs.guard();
+    await this.dialogs.guard();
     const context = await this.contextAt(path);
     const r = await this.dialogs.script(this.rawEvaluate(context, expression));
     if (r.type === 'exception') {
@@ -515,7 +515,7 @@ export class WebDriverTab implements BrowserTab {
   }
 
   private async captureScreenshot(options: ScreenshotOptions): Promise<Buffer> {
-    this.dialogs.guard();
+    await this.dialogs.guard();
     const format =
       options.type === 'jpeg'
         ? { type: 'image/jpeg', quality: (options.quality ?? 80) / 100 }
@@ -535,7 +535,7 @@ export class WebDriverTab implements BrowserTab {
   }
 
   async pdf(): Promise<Buffer> {
-    this.dialogs.guard();
+    await this.dialogs.guard();
     try {
       const r = await this.captures.run(() =>
         this.withSecretsBlanked(() =>
@@ -581,7 +581,7 @@ export class WebDriverTab implements BrowserTab {
   }
 
   async setInputFiles(path: FramePath, handle: number, paths: string[]): Promise<void> {
-    this.dialogs.guard();
+    await this.dialogs.guard();
     await this.host.setInputFiles(this.context, path, handle, paths);
   }
 
