@@ -22,15 +22,13 @@ export const SILENCE_DIALOGS =
 interface OpenDialog {
   info: DialogInfo;
   answer(answer: DialogAnswer): Promise<void>;
-  /** It opened while a script of ours ran, not under our input: the page's own, in a read's way. */
-  underScript?: boolean;
 }
 
 /**
  * A tab's dialogs, by the same rules on every backend. A dialog blocks its page until answered.
  * One opened while our input was delivered is the action's outcome and stays open for the dialog
- * op; an armed answer takes the next one as it opens; one that opens under a script of ours fails
- * that script and is dismissed before the next; one under a navigation we sent is dismissed at
+ * op; an armed answer takes the next one as it opens; one that opens under a script of ours (the
+ * page's own: our reads raise none) or a navigation we sent is in their way and is dismissed at
  * once; past STORM_DIALOGS in STORM_WINDOW_MS every further one is dismissed as it opens, so the
  * page (and the op) goes on. Dismissed ones are reported once (takeDismissed).
  */
@@ -52,8 +50,9 @@ export class DialogGate {
       return;
     }
     const storm = this.count() > STORM_DIALOGS;
-    if (storm || this.navigating > 0) return void this.dismiss({ info, answer }, storm);
-    this.open = { info, answer, underScript: this.scripting > 0 };
+    if (storm || this.navigating > 0 || this.scripting > 0)
+      return void this.dismiss({ info, answer }, storm);
+    this.open = { info, answer };
     for (const listener of this.listeners) listener();
   }
 
@@ -92,13 +91,9 @@ export class DialogGate {
     return dismissed;
   }
 
-  /** Before a script of ours: a dialog that opened under the last one goes; any other refuses it. */
+  /** Refuses to run script in a page a dialog blocks (one our input opened, or one left open). */
   async guard(): Promise<void> {
-    const open = this.open;
-    if (open?.underScript) {
-      this.open = undefined;
-      await this.dismiss(open, false);
-    } else if (open) throw blocked(open.info, 'is open');
+    if (this.open) throw blocked(this.open.info, 'is open');
   }
 
   /** Input that opens a dialog blocks until it is answered: the dialog is its outcome. */
@@ -106,13 +101,11 @@ export class DialogGate {
     return this.until(work, () => undefined);
   }
 
-  /** A script a dialog interrupts has no answer to give: it fails, and the dialog stays open. */
-  async script<T>(work: Promise<T>): Promise<T> {
+  /** A script of ours: a dialog opening meanwhile is dismissed, so the script answers. */
+  async script<T>(work: () => Promise<T>): Promise<T> {
     this.scripting++;
     try {
-      return await this.until(work, () => {
-        throw blocked(this.open!.info, 'opened while SwiftBrowse was reading the page');
-      });
+      return await work();
     } finally {
       this.scripting--;
     }
@@ -143,14 +136,8 @@ export class DialogGate {
   private async until<T>(work: Promise<T>, onOpen: () => T): Promise<T> {
     if (this.open) return work;
     let listener = () => {};
-    const opened = new Promise<T>((resolve, reject) => {
-      listener = () => {
-        try {
-          resolve(onOpen());
-        } catch (e) {
-          reject(e as Error);
-        }
-      };
+    const opened = new Promise<T>((resolve) => {
+      listener = () => resolve(onOpen());
       this.listeners.add(listener);
     });
     work.catch(() => undefined);

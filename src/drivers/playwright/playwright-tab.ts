@@ -197,7 +197,7 @@ export class PlaywrightTab implements BrowserTab {
     await this.dialogs.guard();
     try {
       const frame = await this.frameAt(path);
-      return await this.dialogs.script(frame.evaluate(expression));
+      return await this.dialogs.script(() => frame.evaluate(expression));
     } catch (e) {
       if (e instanceof OpError) throw e;
       if (isPageScriptError(e)) {

@@ -388,7 +388,7 @@ export class WebDriverTab implements BrowserTab {
   async evaluate(path: FramePath, expression: string): Promise<unknown> {
     await this.dialogs.guard();
     const context = await this.contextAt(path);
-    const r = await this.dialogs.script(this.rawEvaluate(context, expression));
+    const r = await this.dialogs.script(() => this.rawEvaluate(context, expression));
     if (r.type === 'exception') {
       const text = r.exceptionDetails?.text ?? 'error';
       if (/Execution context was destroyed|Inspected target navigated/i.test(text))
