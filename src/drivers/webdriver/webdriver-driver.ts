@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OpError } from '../../core/errors.js';
+import { within } from '../../core/within.js';
 import type {
   BrowserInfo,
   BrowserSession,
@@ -32,6 +33,9 @@ const require = createRequire(import.meta.url);
 const zip = require('selenium-webdriver/io/zip') as {
   unzip(src: string, dst: string): Promise<string>;
 };
+
+/** How long classic WebDriver may take to say "tab crashed" (behind a script in flight it may not). */
+const CRASH_CONFIRM_MS = 1000;
 
 /** What the operator's admin view shows about a Grid browser; a model never sees `sent`. */
 export interface SentCapabilities {
@@ -277,13 +281,17 @@ export class WebDriverSession implements BrowserSession, TabHost {
   }
 
   async pageCrashed(context: string): Promise<boolean> {
-    try {
-      await this.driver.switchTo().window(context);
-      await this.driver.getTitle();
-      return false;
-    } catch (e) {
-      return /tab crashed|page crash/i.test((e as Error).message);
-    }
+    const asked = (async () => {
+      try {
+        await this.driver.switchTo().window(context);
+        await this.driver.getTitle();
+        return false;
+      } catch (e) {
+        return /tab crashed|page crash/i.test((e as Error).message);
+      }
+    })();
+    // A page without a document that classic WebDriver cannot answer for either is gone too.
+    return within(asked, CRASH_CONFIRM_MS, true);
   }
 
   onTabOpened(listener: (tab: BrowserTab) => void): void {
