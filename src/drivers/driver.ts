@@ -78,6 +78,14 @@ export interface DialogAnswer {
   text?: string;
 }
 
+/** Dialogs a tab dismissed by itself (DialogGate): in a navigation's way, or in a storm. */
+export interface DismissedDialogs {
+  count: number;
+  last: DialogInfo;
+  /** The page opened them faster than ops could answer them one at a time. */
+  storm: boolean;
+}
+
 /** Counters a settle wait reads before and after an action. */
 export interface TabActivity {
   requestsStarted: number;
@@ -221,6 +229,10 @@ export interface BrowserTab {
   answerDialog(answer: DialogAnswer): Promise<void>;
   /** Answers the next dialog as it opens, once. */
   armDialog(answer: DialogAnswer): void;
+  /** Dialogs the tab dismissed by itself since the last call (in a navigation's way, a storm). */
+  takeDismissedDialogs(): DismissedDialogs | undefined;
+  /** True once the page's renderer died; every call then fails until the tab is replaced. */
+  crashed(): boolean;
   /**
    * Console messages and uncaught errors since the tab opened (so from document start of every
    * load), bounded (the oldest are dropped); `clear` empties the buffer after reading it.
@@ -263,6 +275,8 @@ export interface BrowserSession {
   /** Resolves once every download started so far has been saved or has failed. */
   downloadsSettled(): Promise<void>;
   newTab(): Promise<BrowserTab>;
+  /** A new blank tab in the crashed `tab`'s place: same id, same position, same cookies. */
+  replaceTab(tab: BrowserTab): Promise<BrowserTab>;
   /** Called for tabs the page opened itself (target=_blank, window.open). */
   onTabOpened(listener: (tab: BrowserTab) => void): void;
   /** Cookies of every origin and local storage, as Playwright's storage-state JSON holds them. */

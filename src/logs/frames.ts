@@ -37,7 +37,7 @@ export async function captureScreen(
   maxWidth = EVIDENCE_MAX_WIDTH,
 ): Promise<Screen | undefined> {
   // A page showing a dialog cannot paint: a capture would wait for the dialog to be answered.
-  if (tab.isClosed() || tab.pendingDialog()) return undefined;
+  if (tab.isClosed() || tab.crashed() || tab.pendingDialog()) return undefined;
   // One whose navigation waits for its server takes no commands until it answers.
   const ms = tab.activity().awaitingServer ? WAITING_PAGE_CAPTURE_MS : CAPTURE_TIMEOUT_MS;
   try {

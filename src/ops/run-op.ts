@@ -137,7 +137,7 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
         const restore = op.name !== 'goto';
         const { opened } = await rt.sessions.ensureBrowser(session, { restore }, notes);
         if (opened && !notes.includes('browser_opened')) notes.push('browser_opened');
-        const active = session.activeTab();
+        const active = await rt.sessions.ensureTab(session, notes);
         if (!active)
           throw new OpError(
             'backend',
@@ -165,11 +165,7 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
     };
     if (op.browser && op.name !== 'open' && op.name !== 'close') {
       tab = await ctx.tab();
-      const pending = tab.pendingDialog();
-      if (pending && op.name !== 'dialog') {
-        await tab.answerDialog({ accept: false });
-        notes.push(`dialog_dismissed (${pending.type}: ${pending.message.slice(0, 80)})`);
-      }
+      if (op.name !== 'dialog') await dismissDialog(tab, notes);
       if (op.readsPage) await untilPageAnswers(tab, started + timeoutMs);
     }
     const actedOn = tab;
@@ -196,6 +192,8 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
           request.signal?.aborted
         )
           throw err;
+        // A dialog the page raised meanwhile is in the way of a read, as at the op's start.
+        if (op.name !== 'dialog') await dismissDialog(session.activeTab(), notes);
         await sleep(delay);
         delay = Math.min(delay * 2, 250);
       }
@@ -267,6 +265,7 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
         ],
       };
     }
+    dialogNotes(tab, notes);
     const dialog = tab?.pendingDialog();
     if (dialog)
       notes.push(
@@ -289,9 +288,9 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
     if (outcome.checks) checks = outcome.checks;
     if (outcome.error) error = outcome.error;
   } catch (e) {
-    error = toOpError(e);
-    // The browser died under the op: say so once; the next op brings a new one back.
-    if (session.browser?.isClosed()) error = rt.sessions.lost(session);
+    // The browser died or the tab crashed under the op: say so once; the next op brings it back.
+    error = rt.sessions.failure(session) ?? toOpError(e);
+    dialogNotes(session.activeTab() ?? tab, notes);
     // A failed check is reported once, under verification, not again in the error.
     if (!checks && Array.isArray(error.details?.checks)) {
       checks = error.details.checks as Check[];
@@ -347,6 +346,31 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
     box: tab && probedBox(tab, started),
   });
   return final;
+}
+
+/** A dialog in the op's way is dismissed, and the op says so. */
+async function dismissDialog(tab: BrowserTab | undefined, notes: string[]): Promise<void> {
+  const pending = tab?.pendingDialog();
+  if (!tab || !pending) return;
+  await tab.answerDialog({ accept: false });
+  // One note for the op: the first dialog, and how many followed it.
+  const at = notes.findIndex((n) => n.startsWith('dialog_dismissed ('));
+  if (at < 0)
+    return void notes.push(`dialog_dismissed (${pending.type}: ${pending.message.slice(0, 80)})`);
+  const more = Number(/ and (\d+) more$/.exec(notes[at])?.[1] ?? 0);
+  notes[at] = `${notes[at].replace(/ and \d+ more$/, '')} and ${more + 1} more`;
+}
+
+/** Dialogs the tab dismissed by itself during the op (in a navigation's way, a storm). */
+function dialogNotes(tab: BrowserTab | undefined, notes: string[]): void {
+  const d = tab?.takeDismissedDialogs();
+  if (!d) return;
+  const what = `${d.last.type}: ${d.last.message.slice(0, 80)}`;
+  notes.push(
+    d.storm
+      ? `dialog_storm (${what}): the page opens dialogs faster than they can be answered; ${d.count} dismissed as they opened, and further ones will be while it goes on — goto another page or tab_close this tab to stop them`
+      : `dialog_dismissed (${what})${d.count > 1 ? ` and ${d.count - 1} more` : ''}: the page opened it while SwiftBrowse read or left the page`,
+  );
 }
 
 const LATE = Symbol('late');

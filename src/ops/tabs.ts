@@ -14,6 +14,8 @@ async function listTabs(session: Session) {
       url: t.url(),
       title: await t.title(),
       active: t === active,
+      // Until the next op reopens it (DESIGN §6), a crashed tab is no page to act on.
+      ...(t.crashed() ? { crashed: true } : {}),
     })),
   );
 }

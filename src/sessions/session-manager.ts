@@ -14,7 +14,7 @@ import {
   type UrlPolicy,
 } from '../core/url-policy.js';
 import { within } from '../core/within.js';
-import type { BrowserSession, Driver, OpenOptions } from '../drivers/driver.js';
+import type { BrowserSession, BrowserTab, Driver, OpenOptions } from '../drivers/driver.js';
 import { keptFilesDir, sessionFilesDir } from '../files/file-store.js';
 import { Session } from './session.js';
 import { defaultSettings, type SessionSettings } from './settings.js';
@@ -35,6 +35,9 @@ export type Backend = SessionSettings['backend'];
 
 /** How long an op waits for its record's save: a healthy store answers well within it. */
 const SAVE_WAIT_MS = 250;
+
+/** Crashed tabs already reported as `backend`: the next op that meets one replaces it. */
+const crashReported = new WeakSet<BrowserTab>();
 
 export interface EnsureOptions {
   /** Load the remembered URL into a browser brought back after a crash, idle release or restart. */
@@ -251,6 +254,59 @@ export class SessionManager {
       if (loaded?.error) notes.push(`restore_failed: ${url} did not load (${loaded.error})`);
     }
     return { browser, opened: true };
+  }
+
+  /**
+   * The session's active tab. One whose page crashed is reported once as `backend`, as a dead
+   * browser is; the next call puts a new tab in its place (same id, same cookies) on its last URL
+   * and says so in `notes`.
+   */
+  async ensureTab(session: Session, notes: string[]): Promise<BrowserTab | undefined> {
+    const tab = session.activeTab();
+    if (!tab?.crashed()) return tab;
+    if (!crashReported.has(tab)) throw this.crashed(session, tab);
+    const url = tab.url();
+    const fresh = await session.browser!.replaceTab(tab);
+    session.activeTabId = fresh.id;
+    session.pointer = undefined;
+    session.reading.forgetPages();
+    const refused = refusedBy(this.policy, url);
+    if (refused) {
+      notes.push(
+        `restore_refused: tab ${fresh.id} had crashed; its last URL ${url} is now outside the URL policy (${refused}), so the new tab stays blank`,
+      );
+      return fresh;
+    }
+    notes.push(
+      `tab_recovered: tab ${fresh.id} had crashed; a new tab opened in its place on its last URL ${url}; cookies and logins are kept, what the page held (form input, scroll position, script state) is gone`,
+    );
+    if (url && url !== 'about:blank') {
+      const loaded = await fresh
+        .goto(url, session.settings.navigationTimeoutMs)
+        .catch((e: Error) => ({ error: e.message }));
+      if (loaded.error) notes.push(`restore_failed: ${url} did not load (${loaded.error})`);
+    }
+    return fresh;
+  }
+
+  /**
+   * The one `backend` answer for what broke under an op: the browser died, or the active tab
+   * crashed; undefined when neither (the op's own error stands).
+   */
+  failure(session: Session): OpError | undefined {
+    if (session.browser?.isClosed()) return this.lost(session);
+    const tab = session.activeTab();
+    if (tab?.crashed() && !crashReported.has(tab)) return this.crashed(session, tab);
+    return undefined;
+  }
+
+  private crashed(session: Session, tab: BrowserTab): OpError {
+    crashReported.add(tab);
+    return new OpError(
+      'backend',
+      `Tab ${tab.id} of session "${session.name}" crashed (its page's renderer process died, e.g. out of memory or killed) while on ${tab.url()}. Send the next op as usual: the tab is reopened on that URL, with the cookies and logins kept and the page's own state (form input, scroll position) lost.`,
+      { details: { tab: tab.id, url: tab.url(), crashed: true } },
+    );
   }
 
   private restoreNote(session: Session, previous: Session['browserState'], url: string): string {

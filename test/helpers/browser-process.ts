@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * Kills (SIGKILL) every Chromium this test process started, the way a crash or the OOM killer
@@ -24,4 +25,48 @@ export function killBrowsers(root = process.pid): number {
   const mains = browsers.filter((r) => !browsers.some((b) => b.pid === r.ppid));
   for (const r of mains) process.kill(r.pid, 'SIGKILL');
   return mains.length;
+}
+
+/**
+ * Kills (SIGKILL) the renderer of a page running a dedicated worker, in this test's own browsers
+ * only: those this process started, or the one whose command line carries `marker` (a Grid node's
+ * Chromium, started by chromedriver, passed the marker through goog:chromeOptions.args). The
+ * worker is what tells the page's renderer from the others (a spare one, the BiDi mapper's tab):
+ * Chromium names its thread "DedicatedWorker thread". Returns how many renderers were hit.
+ */
+export function killWorkerRenderers(marker?: string): number {
+  const rows = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
+    .filter((m) => m !== null)
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] }));
+  const mine = new Set(
+    rows
+      .filter((r) => r.pid === process.pid || (marker !== undefined && r.args.includes(marker)))
+      .map((r) => r.pid),
+  );
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const r of rows)
+      if (!mine.has(r.pid) && mine.has(r.ppid)) {
+        mine.add(r.pid);
+        grew = true;
+      }
+  }
+  const renderers = rows.filter(
+    (r) => mine.has(r.pid) && r.args.includes('--type=renderer') && runsWorker(r.pid),
+  );
+  for (const r of renderers) process.kill(r.pid, 'SIGKILL');
+  return renderers.length;
+}
+
+function runsWorker(pid: number): boolean {
+  try {
+    return readdirSync(`/proc/${pid}/task`).some((tid) =>
+      readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').startsWith('DedicatedWorker'),
+    );
+  } catch {
+    return false; // gone meanwhile
+  }
 }

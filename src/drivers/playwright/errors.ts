@@ -19,6 +19,11 @@ export function fromPlaywright(error: unknown, doing: string): OpError {
     return new OpError('navigation_failed', `${doing} failed: ${net[1]}.`, {
       details: { error: net[1] },
     });
+  if (/Target crashed|Page crashed/i.test(message))
+    return new OpError(
+      'backend',
+      `${doing} failed: the tab crashed (its page's renderer process died). The next op reopens it on its last URL.`,
+    );
   if (/has been closed|Target closed|browser has disconnected/i.test(message)) {
     return new OpError(
       'backend',
@@ -47,7 +52,7 @@ export function stripPrefix(message: string): string {
 export function isPageScriptError(error: unknown): boolean {
   if (!(error instanceof Error) || error instanceof errors.TimeoutError) return false;
   const m = stripPrefix(error.message);
-  return !/has been closed|Target closed|Execution context was destroyed|Frame was detached|Cannot find context|net::ERR_/i.test(
+  return !/has been closed|Target closed|Target crashed|Page crashed|Execution context was destroyed|Frame was detached|Cannot find context|net::ERR_/i.test(
     m,
   );
 }

@@ -40,10 +40,13 @@ class PlaywrightSession implements BrowserSession {
     context.on('close', () => (this.closed = true));
   }
 
-  adopt(page: import('playwright-core').Page): PlaywrightTab {
-    const tab = new PlaywrightTab(`t${++this.seq}`, page);
+  /** `id` given: the tab takes that id and keeps its place in the list (Map.set keeps the order). */
+  adopt(page: import('playwright-core').Page, id = `t${++this.seq}`): PlaywrightTab {
+    const tab = new PlaywrightTab(id, page);
     this.open.set(tab.id, tab);
-    page.on('close', () => this.open.delete(tab.id));
+    page.on('close', () => {
+      if (this.open.get(tab.id) === tab) this.open.delete(tab.id);
+    });
     page.on('download', (d) => this.onDownload(d));
     return tab;
   }
@@ -88,15 +91,22 @@ class PlaywrightSession implements BrowserSession {
     return [...this.open.values()];
   }
 
-  async newTab(): Promise<BrowserTab> {
+  async newTab(id?: string): Promise<BrowserTab> {
     this.adopting = true;
     try {
-      return this.adopt(await this.context.newPage());
+      return this.adopt(await this.context.newPage(), id);
     } catch (e) {
       throw fromPlaywright(e, 'Opening a tab');
     } finally {
       this.adopting = false;
     }
+  }
+
+  async replaceTab(crashed: BrowserTab): Promise<BrowserTab> {
+    // A crashed Playwright page never takes commands again: a new page in the same context.
+    const tab = await this.newTab(crashed.id);
+    await crashed.close();
+    return tab;
   }
 
   onTabOpened(listener: (tab: BrowserTab) => void): void {

@@ -19,6 +19,7 @@ import {
   type ConsoleLevel,
   type DialogAnswer,
   type DialogInfo,
+  type DismissedDialogs,
   type EntryBuffer,
   type FramePath,
   type MouseButton,
@@ -28,6 +29,7 @@ import {
   type ScreenshotOptions,
   type TabActivity,
 } from '../driver.js';
+import { DialogGate, SILENCE_DIALOGS } from '../dialog-gate.js';
 import { pageApiExpression } from '../page-script.js';
 import { OneAtATime } from '../one-at-a-time.js';
 import { TabRecord } from '../tab-record.js';
@@ -36,10 +38,9 @@ import { fromPlaywright, isPageScriptError, stripPrefix } from './errors.js';
 /** One Playwright page as a Driver tab. */
 export class PlaywrightTab implements BrowserTab {
   private readonly record = new TabRecord<Request>();
-  private dialog?: Dialog;
+  private readonly dialogs = new DialogGate();
   private lastTitle = '';
-  private armed?: DialogAnswer;
-  private readonly dialogListeners = new Set<() => void>();
+  private dead = false;
   private readonly requestEntries = new WeakMap<Request, NetworkEntry>();
   private cdp?: Promise<CDPSession>;
   private readonly captures = new OneAtATime();
@@ -87,7 +88,8 @@ export class PlaywrightTab implements BrowserTab {
       this.record.navigations++;
       this.record.navigationEnded(f.url());
     });
-    page.on('dialog', (d) => this.onDialog(d));
+    page.on('dialog', (d) => this.dialogs.opened(dialogInfo(d), (a) => answer(d, a)));
+    page.on('crash', () => (this.dead = true));
     page.on('download', (d) => this.record.download(d.url()));
   }
 
@@ -96,8 +98,8 @@ export class PlaywrightTab implements BrowserTab {
   }
 
   async title(): Promise<string> {
-    // A page behind a dialog cannot run script; the title it had is the honest answer.
-    if (this.dialog) return this.lastTitle;
+    // A page behind a dialog (or crashed) cannot run script; the title it had is the honest answer.
+    if (this.dialogs.pending() || this.dead) return this.lastTitle;
     try {
       this.lastTitle = await within(this.page.title(), TITLE_WAIT_MS, this.lastTitle);
     } catch {
@@ -168,7 +170,7 @@ export class PlaywrightTab implements BrowserTab {
     go: () => ReturnType<Page['goto']>,
   ): Promise<NavigationOutcome> {
     try {
-      const response = await go();
+      const response = await this.dialogs.navigation(go, () => this.page.evaluate(SILENCE_DIALOGS));
       return response ? { status: response.status() } : {};
     } catch (e) {
       const err = fromPlaywright(e, doing);
@@ -192,15 +194,10 @@ export class PlaywrightTab implements BrowserTab {
   }
 
   async evaluate(path: FramePath, expression: string): Promise<unknown> {
-    if (this.dialog) {
-      throw new OpError(
-        'not_actionable',
-        `A ${this.dialog.type()} dialog is open ("${this.dialog.message().slice(0, 80)}"); answer it with the dialog op first.`,
-      );
-    }
+    await this.dialogs.guard();
     try {
       const frame = await this.frameAt(path);
-      return await this.untilDialog(frame.evaluate(expression), undefined);
+      return await this.dialogs.script(() => frame.evaluate(expression));
     } catch (e) {
       if (e instanceof OpError) throw e;
       if (isPageScriptError(e)) {
@@ -216,25 +213,9 @@ export class PlaywrightTab implements BrowserTab {
     }
   }
 
-  /** Input that opens a dialog blocks until it is answered; stop waiting once one opens. */
-  private async untilDialog<T>(work: Promise<T>, fallback: T): Promise<T> {
-    if (this.dialog) return work;
-    let listener = () => {};
-    const opened = new Promise<T>((resolve) => {
-      listener = () => resolve(fallback);
-      this.dialogListeners.add(listener);
-    });
-    work.catch(() => undefined);
-    try {
-      return await Promise.race([work, opened]);
-    } finally {
-      this.dialogListeners.delete(listener);
-    }
-  }
-
   private async input(doing: string, send: () => Promise<void>): Promise<void> {
     try {
-      await this.untilDialog(send(), undefined);
+      await this.dialogs.input(send());
     } catch (e) {
       throw fromPlaywright(e, doing);
     }
@@ -429,30 +410,24 @@ export class PlaywrightTab implements BrowserTab {
     );
   }
 
-  private onDialog(d: Dialog): void {
-    const answer = this.armed;
-    if (answer) {
-      this.armed = undefined;
-      void (answer.accept ? d.accept(answer.text) : d.dismiss()).catch(() => undefined);
-    } else {
-      this.dialog = d;
-    }
-    for (const listener of this.dialogListeners) listener();
-  }
-
   pendingDialog(): DialogInfo | undefined {
-    return this.dialog ? dialogInfo(this.dialog) : undefined;
+    return this.dialogs.pending();
   }
 
-  async answerDialog(answer: DialogAnswer): Promise<void> {
-    const d = this.dialog;
-    this.dialog = undefined;
-    if (!d) return;
-    await (answer.accept ? d.accept(answer.text) : d.dismiss()).catch(() => undefined);
+  answerDialog(answer: DialogAnswer): Promise<void> {
+    return this.dialogs.answer(answer);
   }
 
   armDialog(answer: DialogAnswer): void {
-    this.armed = answer;
+    this.dialogs.arm(answer);
+  }
+
+  takeDismissedDialogs(): DismissedDialogs | undefined {
+    return this.dialogs.takeDismissed();
+  }
+
+  crashed(): boolean {
+    return this.dead;
   }
 
   async bringToFront(): Promise<void> {
@@ -466,6 +441,10 @@ export class PlaywrightTab implements BrowserTab {
   isClosed(): boolean {
     return this.page.isClosed();
   }
+}
+
+function answer(d: Dialog, a: DialogAnswer): Promise<void> {
+  return a.accept ? d.accept(a.text) : d.dismiss();
 }
 
 function dialogInfo(d: Dialog): DialogInfo {

@@ -33,7 +33,13 @@ export class BidiError extends Error {
 const PROBE_EVERY_MS = 2000;
 
 /** Events SwiftBrowse listens to, for every context of the session. */
-const EVENTS = ['browsingContext', 'log.entryAdded', 'network'];
+const EVENTS = [
+  'browsingContext',
+  'log.entryAdded',
+  'network',
+  'script.realmCreated',
+  'script.realmDestroyed',
+];
 
 /** A WebDriver BiDi connection: typed commands, events by name, closed state. */
 export class Bidi {
@@ -83,7 +89,12 @@ export class Bidi {
     return this.closed;
   }
 
-  async call<T = Record<string, unknown>>(method: string, params: unknown): Promise<T> {
+  /** `abandon` rejecting ends the wait (the tab the command went to crashed) and fails the call. */
+  async call<T = Record<string, unknown>>(
+    method: string,
+    params: unknown,
+    abandon?: Promise<never>,
+  ): Promise<T> {
     if (this.closed)
       throw new BidiError('invalid session id', 'the browser is gone (its session ended)');
     const sent = this.connection.send({ method, params });
@@ -99,7 +110,7 @@ export class Bidi {
     sent.catch(() => undefined);
     let response: BidiResponse;
     try {
-      response = await Promise.race([sent, gone]);
+      response = await Promise.race(abandon ? [sent, gone, abandon] : [sent, gone]);
     } finally {
       clearInterval(probe);
       this.pending.delete(reject);

@@ -15,6 +15,7 @@ export interface SeleniumDriver {
   getSession(): Promise<{ getId(): string }>;
   getCapabilities(): Promise<{ get(key: string): unknown }>;
   getWindowHandle(): Promise<string>;
+  getTitle(): Promise<string>;
   executeScript(script: string, ...args: unknown[]): Promise<unknown>;
   execute(command: unknown): Promise<unknown>;
   switchTo(): {

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OpError } from '../../core/errors.js';
+import { within } from '../../core/within.js';
 import type {
   BrowserInfo,
   BrowserSession,
@@ -33,6 +34,9 @@ const require = createRequire(import.meta.url);
 const zip = require('selenium-webdriver/io/zip') as {
   unzip(src: string, dst: string): Promise<string>;
 };
+
+/** How long classic WebDriver may take to say "tab crashed" (behind a script in flight it may not). */
+const CRASH_CONFIRM_MS = 1000;
 
 /** What the operator's admin view shows about a Grid browser; a model never sees `sent`. */
 export interface SentCapabilities {
@@ -134,6 +138,13 @@ export class WebDriverSession implements BrowserSession, TabHost {
       bidi.on<NavigationEvent>(`browsingContext.${event}`, (e) =>
         this.open.get(e.context)?.onUrl(e.url),
       );
+    // A page's renderer crashing shows only as its window realm destroyed with none after it.
+    bidi.on<{ realm: string; context?: string; type: string }>('script.realmCreated', (e) => {
+      if (e.type === 'window' && e.context) this.open.get(e.context)?.onRealmCreated(e.realm);
+    });
+    bidi.on<{ realm: string }>('script.realmDestroyed', (e) => {
+      for (const tab of this.open.values()) tab.onRealmDestroyed(e.realm);
+    });
     bidi.on<BidiRequest>('network.beforeRequestSent', (e) =>
       this.tabOf(e.context)?.onRequest(e, this.open.has(e.context ?? '')),
     );
@@ -203,8 +214,8 @@ export class WebDriverSession implements BrowserSession, TabHost {
     });
   }
 
-  private adopt(context: string, url: string): WebDriverTab {
-    const tab = new WebDriverTab(`t${++this.seq}`, context, this.bidi, this, this.viewportSize);
+  private adopt(context: string, url: string, id = `t${++this.seq}`): WebDriverTab {
+    const tab = new WebDriverTab(id, context, this.bidi, this, this.viewportSize);
     tab.onUrl(url);
     this.open.set(context, tab);
     return tab;
@@ -256,6 +267,41 @@ export class WebDriverSession implements BrowserSession, TabHost {
     } catch (e) {
       throw fromWebDriver(e, 'Opening a tab');
     }
+  }
+
+  /**
+   * A crashed tab's browsing context takes a navigation (Chromium starts a new renderer for it):
+   * the same context, so the same place among the tabs, with a new tab object's empty record.
+   */
+  async replaceTab(crashed: BrowserTab): Promise<BrowserTab> {
+    const old = [...this.open.values()].find((t) => t === crashed);
+    if (!old) return this.newTab();
+    try {
+      await this.bidi.call('browsingContext.navigate', {
+        context: old.context,
+        url: 'about:blank',
+        wait: 'complete',
+      });
+    } catch (e) {
+      throw fromWebDriver(e, `Reopening tab ${old.id}`);
+    }
+    const tab = this.adopt(old.context, 'about:blank', old.id);
+    await tab.setViewport(old.viewport().width, old.viewport().height);
+    return tab;
+  }
+
+  async pageCrashed(context: string): Promise<boolean> {
+    const asked = (async () => {
+      try {
+        await this.driver.switchTo().window(context);
+        await this.driver.getTitle();
+        return false;
+      } catch (e) {
+        return /tab crashed|page crash/i.test((e as Error).message);
+      }
+    })();
+    // A page without a document that classic WebDriver cannot answer for either is gone too.
+    return within(asked, CRASH_CONFIRM_MS, true);
   }
 
   onTabOpened(listener: (tab: BrowserTab) => void): void {

@@ -9,6 +9,7 @@ import {
   type ConsoleLevel,
   type DialogAnswer,
   type DialogInfo,
+  type DismissedDialogs,
   type EntryBuffer,
   type FramePath,
   type MouseButton,
@@ -20,6 +21,7 @@ import {
   SECRET_FIELD_CSS,
   frameScale,
 } from '../driver.js';
+import { DialogGate, SILENCE_DIALOGS } from '../dialog-gate.js';
 import { pageApiExpression } from '../page-script.js';
 import { OneAtATime } from '../one-at-a-time.js';
 import { BidiError, fromRemote, type Bidi, type RemoteValue } from './bidi.js';
@@ -30,7 +32,12 @@ import { scaleToJpeg } from './scaled-capture.js';
 /** What the session needs from a tab's owner: file input goes through classic WebDriver. */
 export interface TabHost {
   setInputFiles(context: string, frames: FramePath, handle: number, paths: string[]): Promise<void>;
+  /** Whether the tab's page crashed: BiDi has no event for it, classic WebDriver says "tab crashed". */
+  pageCrashed(context: string): Promise<boolean>;
 }
+
+/** A window realm gone this long with none after it is not a navigation (they swap at once). */
+const REALM_GAP_MS = 300;
 
 /** BiDi events this tab is told about (the session routes them by context). */
 export interface BidiRequest {
@@ -81,9 +88,13 @@ export class WebDriverTab implements BrowserTab {
   private pointer = { x: 0, y: 0 };
   private readonly record = new TabRecord<string>();
   private readonly entries = new Map<string, NetworkEntry>();
-  private dialog?: PromptOpened;
-  private armed?: DialogAnswer;
-  private readonly dialogListeners = new Set<() => void>();
+  private readonly dialogs = new DialogGate();
+  /** The main document's script realm; a crash destroys it and none follows. */
+  private realm?: string;
+  private dead = false;
+  private died?: (error: OpError) => void;
+  /** Rejects every command in flight once the page crashed: BiDi would leave them unanswered. */
+  private readonly death = new Promise<never>((_, reject) => (this.died = reject));
   private readonly captures = new OneAtATime();
 
   constructor(
@@ -94,6 +105,7 @@ export class WebDriverTab implements BrowserTab {
     viewport: { width: number; height: number },
   ) {
     this.size = { ...viewport };
+    this.death.catch(() => undefined);
   }
 
   // --- events, routed here by the session -------------------------------------------------
@@ -189,22 +201,45 @@ export class WebDriverTab implements BrowserTab {
   }
 
   onPromptOpened(e: PromptOpened): void {
-    const answer = this.armed;
-    if (answer) {
-      this.armed = undefined;
-      void this.handlePrompt(answer);
-    } else {
-      this.dialog = e;
-    }
-    for (const listener of this.dialogListeners) listener();
+    const info: DialogInfo = { type: e.type, message: e.message };
+    if (e.type === 'prompt') info.default_value = e.defaultValue ?? '';
+    this.dialogs.opened(info, (answer) => this.handlePrompt(answer));
   }
 
   onPromptClosed(): void {
-    this.dialog = undefined;
+    this.dialogs.closed();
   }
 
   onClosed(): void {
     this.closed = true;
+  }
+
+  onRealmCreated(realm: string): void {
+    this.realm = realm;
+  }
+
+  onRealmDestroyed(realm: string): void {
+    if (realm !== this.realm) return;
+    this.realm = undefined;
+    setTimeout(() => {
+      if (this.realm || this.closed || this.dead) return;
+      void this.host.pageCrashed(this.context).then((yes) => yes && this.onCrashed());
+    }, REALM_GAP_MS);
+  }
+
+  private onCrashed(): void {
+    this.dead = true;
+    this.died?.(
+      new OpError(
+        'backend',
+        `Tab ${this.id} crashed (its page's renderer process died) on ${this.currentUrl}. The next op reopens it on that URL.`,
+      ),
+    );
+  }
+
+  /** A BiDi command on this tab's page; it fails at once when the page crashed. */
+  private call<T = Record<string, unknown>>(method: string, params: unknown): Promise<T> {
+    return this.dead ? this.death : this.bidi.call<T>(method, params, this.death);
   }
 
   // --- BrowserTab -------------------------------------------------------------------------
@@ -214,7 +249,7 @@ export class WebDriverTab implements BrowserTab {
   }
 
   async title(): Promise<string> {
-    if (this.dialog) return this.lastTitle;
+    if (this.dialogs.pending() || this.dead) return this.lastTitle;
     try {
       const title = await within(this.evaluate([], 'document.title'), TITLE_WAIT_MS, undefined);
       if (typeof title === 'string') this.lastTitle = title;
@@ -226,7 +261,7 @@ export class WebDriverTab implements BrowserTab {
 
   goto(url: string, timeoutMs: number): Promise<NavigationOutcome> {
     return this.navigation(`Loading ${url}`, timeoutMs, () =>
-      this.bidi.call('browsingContext.navigate', {
+      this.call('browsingContext.navigate', {
         context: this.context,
         url,
         wait: 'interactive',
@@ -236,7 +271,7 @@ export class WebDriverTab implements BrowserTab {
 
   reload(timeoutMs: number): Promise<NavigationOutcome> {
     return this.navigation('Reloading', timeoutMs, () =>
-      this.bidi.call('browsingContext.reload', { context: this.context, wait: 'interactive' }),
+      this.call('browsingContext.reload', { context: this.context, wait: 'interactive' }),
     );
   }
 
@@ -258,7 +293,7 @@ export class WebDriverTab implements BrowserTab {
     const beforeOutcome = this.record.lastNavigation;
     try {
       await withTimeout(
-        this.bidi.call('browsingContext.traverseHistory', { context: this.context, delta }),
+        this.call('browsingContext.traverseHistory', { context: this.context, delta }),
         timeoutMs,
         doing,
       );
@@ -295,10 +330,13 @@ export class WebDriverTab implements BrowserTab {
     timeoutMs: number,
     go: () => Promise<unknown>,
   ): Promise<NavigationOutcome> {
-    this.guardDialog();
     const before = this.record.lastNavigation;
     try {
-      await withTimeout(go(), timeoutMs, doing);
+      await withTimeout(
+        this.dialogs.navigation(go, () => this.evaluate([], SILENCE_DIALOGS)),
+        timeoutMs,
+        doing,
+      );
     } catch (e) {
       if (e instanceof OpError) throw e;
       const net = /net::(ERR_[A-Z_]+)/.exec(e instanceof Error ? e.message : String(e));
@@ -309,14 +347,6 @@ export class WebDriverTab implements BrowserTab {
     if (!outcome || outcome === before) return {};
     if (outcome.error) return { error: outcome.error.replace(/^net::/, '') };
     return outcome.status === undefined ? {} : { status: outcome.status };
-  }
-
-  private guardDialog(): void {
-    if (this.dialog)
-      throw new OpError(
-        'not_actionable',
-        `A ${this.dialog.type} dialog is open ("${this.dialog.message.slice(0, 80)}"); answer it with the dialog op first.`,
-      );
   }
 
   /** The BiDi context of a frame path: each handle is an iframe element in its parent frame. */
@@ -338,7 +368,7 @@ export class WebDriverTab implements BrowserTab {
 
   private async rawEvaluate(context: string, expression: string): Promise<EvaluateResult> {
     try {
-      return await this.bidi.call<EvaluateResult>('script.evaluate', {
+      return await this.call<EvaluateResult>('script.evaluate', {
         expression,
         target: { context },
         awaitPromise: true,
@@ -356,10 +386,9 @@ export class WebDriverTab implements BrowserTab {
   }
 
   async evaluate(path: FramePath, expression: string): Promise<unknown> {
-    this.guardDialog();
+    await this.dialogs.guard();
     const context = await this.contextAt(path);
-    const r = await this.untilDialog(this.rawEvaluate(context, expression), undefined);
-    if (!r) return undefined;
+    const r = await this.dialogs.script(() => this.rawEvaluate(context, expression));
     if (r.type === 'exception') {
       const text = r.exceptionDetails?.text ?? 'error';
       if (/Execution context was destroyed|Inspected target navigated/i.test(text))
@@ -376,27 +405,10 @@ export class WebDriverTab implements BrowserTab {
     return fromRemote(r.result);
   }
 
-  /** Input that opens a dialog blocks until it is answered; stop waiting once one opens. */
-  private async untilDialog<T>(work: Promise<T>, fallback: T): Promise<T> {
-    if (this.dialog) return work;
-    let listener = () => {};
-    const opened = new Promise<T>((resolve) => {
-      listener = () => resolve(fallback);
-      this.dialogListeners.add(listener);
-    });
-    work.catch(() => undefined);
-    try {
-      return await Promise.race([work, opened]);
-    } finally {
-      this.dialogListeners.delete(listener);
-    }
-  }
-
   private async actions(doing: string, sources: unknown[]): Promise<void> {
     try {
-      await this.untilDialog(
-        this.bidi.call('input.performActions', { context: this.context, actions: sources }),
-        undefined,
+      await this.dialogs.input(
+        this.call('input.performActions', { context: this.context, actions: sources }),
       );
     } catch (e) {
       throw fromWebDriver(e, doing);
@@ -503,7 +515,7 @@ export class WebDriverTab implements BrowserTab {
   }
 
   private async captureScreenshot(options: ScreenshotOptions): Promise<Buffer> {
-    this.guardDialog();
+    await this.dialogs.guard();
     const format =
       options.type === 'jpeg'
         ? { type: 'image/jpeg', quality: (options.quality ?? 80) / 100 }
@@ -515,7 +527,7 @@ export class WebDriverTab implements BrowserTab {
     };
     if (options.clip) params.clip = { type: 'box', ...options.clip };
     try {
-      const r = await this.bidi.call<{ data: string }>('browsingContext.captureScreenshot', params);
+      const r = await this.call<{ data: string }>('browsingContext.captureScreenshot', params);
       return Buffer.from(r.data, 'base64');
     } catch (e) {
       throw fromWebDriver(e, 'Taking a screenshot');
@@ -523,11 +535,11 @@ export class WebDriverTab implements BrowserTab {
   }
 
   async pdf(): Promise<Buffer> {
-    this.guardDialog();
+    await this.dialogs.guard();
     try {
       const r = await this.captures.run(() =>
         this.withSecretsBlanked(() =>
-          this.bidi.call<{ data: string }>('browsingContext.print', {
+          this.call<{ data: string }>('browsingContext.print', {
             context: this.context,
             background: true,
           }),
@@ -546,7 +558,7 @@ export class WebDriverTab implements BrowserTab {
   async setViewport(width: number, height: number): Promise<void> {
     try {
       await this.captures.run(() =>
-        this.bidi.call('browsingContext.setViewport', {
+        this.call('browsingContext.setViewport', {
           context: this.context,
           viewport: { width, height },
         }),
@@ -569,7 +581,7 @@ export class WebDriverTab implements BrowserTab {
   }
 
   async setInputFiles(path: FramePath, handle: number, paths: string[]): Promise<void> {
-    this.guardDialog();
+    await this.dialogs.guard();
     await this.host.setInputFiles(this.context, path, handle, paths);
   }
 
@@ -586,17 +598,11 @@ export class WebDriverTab implements BrowserTab {
   }
 
   pendingDialog(): DialogInfo | undefined {
-    const d = this.dialog;
-    if (!d) return undefined;
-    const info: DialogInfo = { type: d.type, message: d.message };
-    if (d.type === 'prompt') info.default_value = d.defaultValue ?? '';
-    return info;
+    return this.dialogs.pending();
   }
 
-  async answerDialog(answer: DialogAnswer): Promise<void> {
-    if (!this.dialog) return;
-    this.dialog = undefined;
-    await this.handlePrompt(answer);
+  answerDialog(answer: DialogAnswer): Promise<void> {
+    return this.dialogs.answer(answer);
   }
 
   private async handlePrompt(answer: DialogAnswer): Promise<void> {
@@ -606,7 +612,15 @@ export class WebDriverTab implements BrowserTab {
   }
 
   armDialog(answer: DialogAnswer): void {
-    this.armed = answer;
+    this.dialogs.arm(answer);
+  }
+
+  takeDismissedDialogs(): DismissedDialogs | undefined {
+    return this.dialogs.takeDismissed();
+  }
+
+  crashed(): boolean {
+    return this.dead;
   }
 
   async bringToFront(): Promise<void> {

@@ -1,0 +1,170 @@
+import { OpError } from '../core/errors.js';
+import { within } from '../core/within.js';
+import type { DialogAnswer, DialogInfo, DismissedDialogs } from './driver.js';
+
+/**
+ * More dialogs than this, nobody armed an answer for, opened within STORM_WINDOW_MS, make a storm:
+ * a page that raises dialogs faster than ops can answer them one at a time.
+ */
+const STORM_DIALOGS = 5;
+const STORM_WINDOW_MS = 2000;
+/** The longest a navigation waits for a storming page to be silenced. */
+const SILENCE_WAIT_MS = 1000;
+
+/**
+ * Run in a page that opened a dialog in the last STORM_WINDOW_MS, before it is left: once a
+ * navigation starts, Chromium can no longer answer the page's dialogs ("Not attached to an active
+ * page"), and the next one holds the navigation until its timeout. The page is being replaced.
+ */
+export const SILENCE_DIALOGS =
+  "for (const k of ['alert', 'confirm', 'prompt']) window[k] = () => undefined";
+
+interface OpenDialog {
+  info: DialogInfo;
+  answer(answer: DialogAnswer): Promise<void>;
+}
+
+/**
+ * A tab's dialogs, by the same rules on every backend. A dialog blocks its page until answered.
+ * One opened while our input was delivered is the action's outcome and stays open for the dialog
+ * op; an armed answer takes the next one as it opens; one that opens under a script of ours (the
+ * page's own: our reads raise none) or a navigation we sent is in their way and is dismissed at
+ * once; past STORM_DIALOGS in STORM_WINDOW_MS every further one is dismissed as it opens, so the
+ * page (and the op) goes on. Dismissed ones are reported once (takeDismissed).
+ */
+export class DialogGate {
+  private open?: OpenDialog;
+  private armed?: DialogAnswer;
+  private readonly listeners = new Set<() => void>();
+  private recent: number[] = [];
+  private navigating = 0;
+  private scripting = 0;
+  private dismissed?: DismissedDialogs;
+
+  /** The driver heard a dialog open; `answer` answers it in the browser. */
+  opened(info: DialogInfo, answer: (answer: DialogAnswer) => Promise<void>): void {
+    const armed = this.armed;
+    if (armed) {
+      this.armed = undefined;
+      void answer(armed).catch(() => undefined);
+      return;
+    }
+    const storm = this.count() > STORM_DIALOGS;
+    if (storm || this.navigating > 0 || this.scripting > 0)
+      return void this.dismiss({ info, answer }, storm);
+    this.open = { info, answer };
+    for (const listener of this.listeners) listener();
+  }
+
+  private async dismiss(dialog: OpenDialog, storm: boolean): Promise<void> {
+    this.dismissed = {
+      count: (this.dismissed?.count ?? 0) + 1,
+      last: dialog.info,
+      storm: storm || !!this.dismissed?.storm,
+    };
+    await dialog.answer({ accept: false }).catch(() => undefined);
+  }
+
+  /** The browser closed the open dialog (BiDi tells; a Playwright dialog closes when answered). */
+  closed(): void {
+    this.open = undefined;
+  }
+
+  pending(): DialogInfo | undefined {
+    return this.open?.info;
+  }
+
+  async answer(answer: DialogAnswer): Promise<void> {
+    const open = this.open;
+    this.open = undefined;
+    await open?.answer(answer).catch(() => undefined);
+  }
+
+  arm(answer: DialogAnswer): void {
+    this.armed = answer;
+  }
+
+  /** Dialogs dismissed by these rules since the last call. */
+  takeDismissed(): DismissedDialogs | undefined {
+    const dismissed = this.dismissed;
+    this.dismissed = undefined;
+    return dismissed;
+  }
+
+  /** Refuses to run script in a page a dialog blocks (one our input opened, or one left open). */
+  async guard(): Promise<void> {
+    if (this.open) throw blocked(this.open.info, 'is open');
+  }
+
+  /** Input that opens a dialog blocks until it is answered: the dialog is its outcome. */
+  input(work: Promise<void>): Promise<void> {
+    return this.until(work, () => undefined);
+  }
+
+  /** A script of ours: a dialog opening meanwhile is dismissed, so the script answers. */
+  async script<T>(work: () => Promise<T>): Promise<T> {
+    this.scripting++;
+    try {
+      return await work();
+    } finally {
+      this.scripting--;
+    }
+  }
+
+  /**
+   * A dialog that opens under a navigation we sent is dismissed: the page is being left or
+   * loaded. A page that opened dialogs lately is silenced first (`silence` runs SILENCE_DIALOGS).
+   */
+  async navigation<T>(work: () => Promise<T>, silence: () => Promise<unknown>): Promise<T> {
+    const open = this.open;
+    this.open = undefined;
+    if (open) await this.dismiss(open, false);
+    if (this.inWindow() > 0)
+      await within(
+        silence().catch(() => undefined),
+        SILENCE_WAIT_MS,
+        undefined,
+      );
+    this.navigating++;
+    try {
+      return await work();
+    } finally {
+      this.navigating--;
+    }
+  }
+
+  private async until<T>(work: Promise<T>, onOpen: () => T): Promise<T> {
+    if (this.open) return work;
+    let listener = () => {};
+    const opened = new Promise<T>((resolve) => {
+      listener = () => resolve(onOpen());
+      this.listeners.add(listener);
+    });
+    work.catch(() => undefined);
+    try {
+      return await Promise.race([work, opened]);
+    } finally {
+      this.listeners.delete(listener);
+    }
+  }
+
+  /** Counts one more dialog in the window and answers how many it holds. */
+  private count(): number {
+    this.inWindow();
+    this.recent.push(Date.now());
+    return this.recent.length;
+  }
+
+  private inWindow(): number {
+    const now = Date.now();
+    this.recent = this.recent.filter((at) => now - at < STORM_WINDOW_MS);
+    return this.recent.length;
+  }
+}
+
+function blocked(info: DialogInfo, what: string): OpError {
+  return new OpError(
+    'not_actionable',
+    `A ${info.type} dialog ${what} ("${info.message.slice(0, 80)}"); answer it with the dialog op, or send the op again to dismiss it.`,
+  );
+}
