@@ -55,10 +55,15 @@ export class TabRecord<K> {
     this.lastNavigation = { url, status };
   }
 
-  /** A main-frame load that failed; one that became a download is not a failed load. */
+  /**
+   * A main-frame load that failed. An aborted one is not a failed load: Chromium aborts a navigation
+   * that became a download (whose event WebDriver BiDi may send after this one), was answered 204,
+   * or was replaced by another, and the tab keeps a page of its own, never an error page.
+   */
   navigationFailed(url: string, error: string): void {
     this.navigationEnded(url);
-    if (!this.downloadUrls.has(url)) this.lastNavigation = { url, error };
+    if (this.downloadUrls.has(url) || /\bERR_ABORTED\b/.test(error)) return;
+    this.lastNavigation = { url, error };
   }
 
   download(url: string): void {
