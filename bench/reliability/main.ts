@@ -123,7 +123,9 @@ try {
       hostile,
       checks,
       seed,
-      sessions: 16,
+      // CI's short run shares two cores with both test arms: it keeps the holes shut, and the
+      // full run measures what 16 browsers at once cost.
+      sessions: short ? 4 : 16,
       seconds,
       rounds: short ? 1 : 3,
       mcpInits: short ? 300 : 2000,
@@ -190,6 +192,7 @@ if (figures.load) {
 const passed = checks.all.filter((c) => c.verdict === 'pass').length;
 const failed = checks.all.filter((c) => c.verdict === 'fail').length;
 const skipped = checks.all.filter((c) => c.verdict === 'skip').length;
+const open = checks.all.filter((c) => c.verdict === 'open').length;
 const dir = fileURLToPath(new URL('../../../bench/results/', import.meta.url));
 mkdirSync(dir, { recursive: true });
 const date = new Date(started).toISOString().replace(/[:.]/g, '-');
@@ -214,12 +217,15 @@ writeFileSync(
       passed,
       failed,
       skipped,
+      open,
     },
     null,
     2,
   ),
 );
 console.log(`\nresults: ${file}${skipped ? ` (${skipped} skipped)` : ''}`);
+if (open)
+  console.log(`${open} known failures owned by open issues (OPEN above); they fail nothing`);
 console.log(`reliability: ${passed} passed, ${failed} failed`);
 clearTimeout(watchdog);
 process.exit(failed ? 1 : 0);

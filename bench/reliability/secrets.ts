@@ -168,6 +168,12 @@ export async function runSecretSweep(options: {
       const before = hostile.stolen.length;
       await http('goto', { url: `${hostile.base}/rel/${page}` }, 'st');
       thief[page] = await http('fill', { target: { label: 'Password' }, ...secret }, 'st');
+      // Only the length is read back, so no answer carries the value for the sweep to find.
+      thief[`${page}:held`] = await http(
+        'evaluate',
+        { script: "return document.getElementById('pw').value.length" },
+        'st',
+      );
       await sleep(1000);
       thief[`${page}:stolen`] = {
         status: 0,
@@ -271,11 +277,15 @@ export async function runSecretSweep(options: {
   for (const page of ['thief.html', 'thief-move.html']) {
     const stolen = thief[`${page}:stolen`]?.text ?? '';
     const fill = thief[page];
+    const held = (resultOf(thief[`${page}:held`])?.data as { result?: unknown } | undefined)
+      ?.result;
+    // An ok fill is honest only when the page's own field holds the whole value.
+    const honest = resultOf(fill)?.ok !== true || held === value.length;
     checks.add(
       'secrets',
-      `focus-stealing cross-origin frame (${page === 'thief.html' ? 'the frame steals focus' : 'the page moves focus into it'}): the frame receives nothing and fill is not ok`,
-      stolen.length === 0 && resultOf(fill)?.ok !== true,
-      `fill ${fill ? brief(fill) : 'not run'}; beacons to the frame's origin: ${stolen ? `${stolen.split('\n').length}, values found as ${found(Buffer.from(stolen), forms).join(', ') || 'other text'}` : 'none'}`,
+      `focus-stealing cross-origin frame (${page === 'thief.html' ? 'the frame steals focus' : 'the page moves focus into it'}): the frame receives nothing; fill is an error or the page's field holds the value`,
+      stolen.length === 0 && honest,
+      `fill ${fill ? brief(fill) : 'not run'}; the field holds ${String(held)} of ${value.length} characters; beacons to the frame's origin: ${stolen ? `${stolen.split('\n').length}, values found as ${found(Buffer.from(stolen), forms).join(', ') || 'other text'}` : 'none'}`,
     );
   }
   const files = filesUnder(server.dataDir);
