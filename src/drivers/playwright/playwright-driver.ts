@@ -71,8 +71,9 @@ class PlaywrightSession implements BrowserSession {
       await download.saveAs(join(this.downloadsDir, name));
       record.state = 'saved';
     })().catch(async (e: unknown) => {
-      record.state = 'failed';
-      record.error = (await download.failure().catch(() => null)) ?? (e as Error).message;
+      // The state changes with its cause: a result read in between must not say failed for no reason.
+      const error = (await download.failure().catch(() => null)) ?? (e as Error).message;
+      Object.assign(record, { state: 'failed', error });
       await download.cancel().catch(() => undefined);
     });
     this.saving.add(work);
