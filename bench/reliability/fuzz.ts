@@ -75,8 +75,9 @@ export function nonWebUrls(base: string): string[] {
   ];
 }
 
-function malformedUrls(base: string): string[] {
-  return ['x', '', 'http://', 'http://[::1', ' ', `${base}/%%`, 'h t t p://127.0.0.1/'];
+/** Not URLs at all. (`${base}/%%` is one to a browser: the site answers it, 400 here.) */
+function malformedUrls(): string[] {
+  return ['x', '', 'http://', 'http://[::1', ' ', 'h t t p://127.0.0.1/'];
 }
 
 class Generator {
@@ -265,7 +266,7 @@ function opCall(g: Generator, listing: OpListing, i: number, session: string, ba
         args.url = g.pick(nonWebUrls(base));
         kind = 'non-web-url';
       } else {
-        args.url = g.pick(malformedUrls(base));
+        args.url = g.pick(malformedUrls());
         kind = 'invalid';
       }
       mutation = `url ${JSON.stringify(args.url)}`;
