@@ -1,6 +1,20 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
+/** The `roots` and every process below them in `ps` rows. */
+function withDescendants(rows: { pid: number; ppid: number }[], roots: number[]): Set<number> {
+  const mine = new Set(roots);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const r of rows)
+      if (!mine.has(r.pid) && mine.has(r.ppid)) {
+        mine.add(r.pid);
+        grew = true;
+      }
+  }
+  return mine;
+}
+
 /**
  * Kills (SIGKILL) every Chromium this test process started, the way a crash or the OOM killer
  * would; returns how many browser processes were hit.
@@ -11,15 +25,7 @@ export function killBrowsers(root = process.pid): number {
     .split('\n')
     .map((line) => line.trim().split(/\s+/))
     .map(([pid, ppid, comm]) => ({ pid: Number(pid), ppid: Number(ppid), comm }));
-  const mine = new Set([root]);
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const r of rows)
-      if (!mine.has(r.pid) && mine.has(r.ppid)) {
-        mine.add(r.pid);
-        grew = true;
-      }
-  }
+  const mine = withDescendants(rows, [root]);
   const browsers = rows.filter((r) => mine.has(r.pid) && /chrom/i.test(r.comm));
   // Only the browser's main process: its children are renderers and helpers that die with it.
   const mains = browsers.filter((r) => !browsers.some((b) => b.pid === r.ppid));
@@ -41,19 +47,12 @@ export function killWorkerRenderers(marker?: string): number {
     .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
     .filter((m) => m !== null)
     .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3] }));
-  const mine = new Set(
+  const mine = withDescendants(
+    rows,
     rows
       .filter((r) => r.pid === process.pid || (marker !== undefined && r.args.includes(marker)))
       .map((r) => r.pid),
   );
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const r of rows)
-      if (!mine.has(r.pid) && mine.has(r.ppid)) {
-        mine.add(r.pid);
-        grew = true;
-      }
-  }
   const renderers = rows.filter(
     (r) => mine.has(r.pid) && r.args.includes('--type=renderer') && runsWorker(r.pid),
   );
