@@ -1,6 +1,16 @@
 // The fuzzer: op calls generated from the registry's own schemas (GET /ops), valid and mutated,
 // and raw HTTP routes, sent one at a time; every answer is held to the contract (DESIGN §3.2).
-import { brief, op, resultOf, rng, send, type Checks, type Reply, ServerChild } from './common.js';
+import {
+  brief,
+  mcpInitialize,
+  op,
+  resultOf,
+  rng,
+  send,
+  type Checks,
+  type Reply,
+  ServerChild,
+} from './common.js';
 import type { Hostile } from './hostile.js';
 
 type Json = Record<string, unknown>;
@@ -414,16 +424,7 @@ function routeCalls(session: string, port: number): Omit<Call, 'i'>[] {
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
       },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-06-18',
-          capabilities: {},
-          clientInfo: { name: 'fz', version: '1' },
-        },
-      }),
+      body: mcpInitialize('fz'),
       expect: '4xx',
     }),
   ];

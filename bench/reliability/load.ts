@@ -4,6 +4,7 @@
 import { samplePeak } from '../proc.js';
 import {
   brief,
+  mcpInitialize,
   op,
   percentile,
   resultOf,
@@ -173,16 +174,7 @@ export async function runLoad(options: {
     const rssBeforeMb = server.memory().serverRssMb;
     let refused = 0;
     let lastRefusal = '';
-    const init = JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'flood', version: '1' },
-      },
-    });
+    const init = mcpInitialize('flood');
     for (let i = 0; i < options.mcpInits; i++) {
       const r = await send(server.url, '/mcp', {
         method: 'POST',
