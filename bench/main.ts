@@ -5,7 +5,6 @@
 //   [--only overhead,scale,flow: those sections alone, without the tasks]
 //   [--sessions 16: the scale section runs only SwiftBrowse with these session counts]
 //   [--same-session: one SwiftBrowse session for every task instead of a fresh one per task]
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +18,7 @@ import { PLAYWRIGHT_MCP_VERSION, PlaywrightMcpAgent } from './agents/playwright-
 import { RawAgent } from './agents/raw.js';
 import { SwiftBrowseAgent } from './agents/swiftbrowse.js';
 import { serveApps } from './apps.js';
+import { quiet } from './proc.js';
 import { render, type Results } from './report.js';
 import { measureFlow } from './sections/flow.js';
 import { measureOverhead } from './sections/overhead.js';
@@ -48,17 +48,6 @@ if (only)
     if (!only.has(section)) skip.add(section);
 const tasks = values.tasks ? TASKS.filter((t) => values.tasks!.split(',').includes(t.name)) : TASKS;
 const log = (line: string) => process.stderr.write(`${line}\n`);
-
-function quiet(cmd: string, args: string[]): string {
-  try {
-    return execFileSync(cmd, args, {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    }).trim();
-  } catch {
-    return 'unknown';
-  }
-}
 
 const work = mkdtempSync(join(tmpdir(), 'swiftbrowse-bench-'));
 const server = await startFixtureServer();

@@ -1,5 +1,6 @@
 // Memory of process trees, read from /proc: RSS (what `ps` shows; shared pages counted in every
 // process) and PSS (shared pages split between the processes that map them: sums honestly).
+import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 
 export interface Memory {
@@ -80,4 +81,16 @@ export function samplePeak(roots: () => { pid: number; includeRoot: boolean }[],
       return { ...peak };
     },
   };
+}
+
+/** A command's trimmed output for a report line, or "unknown" when it cannot run. */
+export function quiet(cmd: string, args: string[]): string {
+  try {
+    return execFileSync(cmd, args, {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+  } catch {
+    return 'unknown';
+  }
 }

@@ -4,7 +4,6 @@
 //   [--only fuzz,faults,secrets,load] [--backend playwright|grid] [--short]
 // --count bounds the fuzzer's calls; --seconds is the sustained load run's length, and the
 // fuzzer stops after four times that. Only loopback is targeted; the suite stops by itself.
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +13,7 @@ import { VERSION } from '../../src/version.js';
 import { startFixtureServer } from '../../test/helpers/fixture-server.js';
 import { startGrid, type TestGrid } from '../../test/helpers/grid.js';
 import { Checks, killAllServers } from './common.js';
+import { quiet } from '../proc.js';
 import { runFaults } from './faults.js';
 import { runFuzz, type FuzzFigures } from './fuzz.js';
 import { serveHostile } from './hostile.js';
@@ -62,17 +62,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const)
   process.once(signal, () => {
     void killAllServers().then(() => process.exit(130));
   });
-
-function quiet(cmd: string, args: string[]): string {
-  try {
-    return execFileSync(cmd, args, {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    }).trim();
-  } catch {
-    return 'unknown';
-  }
-}
 
 const started = Date.now();
 const fixture = await startFixtureServer();
