@@ -11,6 +11,8 @@ const stepSchema = z.strictObject({
 
 export const batch = defineOp({
   name: 'batch',
+  runsSteps: true,
+  destructive: true,
   readsPage: false,
   summary:
     'Run a list of ops in one round trip; stops at the first failure unless continue_on_error',

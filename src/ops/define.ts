@@ -88,6 +88,35 @@ export interface OpDefinition<S extends z.ZodObject = z.ZodObject> {
   step: boolean;
   /** Reads only: MCP `readOnlyHint`. */
   readOnly: boolean;
+  /**
+   * May do what cannot be undone: MCP's `destructiveHint` stays on. Every acting op is; of the
+   * others, batch (runs acting ops), close (throws away the tabs and logins) and flow_delete.
+   */
+  destructive: boolean;
+  /**
+   * Opens or ends the browser itself (open, close): the runner opens no tab before it, and takes
+   * the previous op's frame first, as before an acting op.
+   */
+  managesBrowser: boolean;
+  /**
+   * A browser reopened for this op loads the session's last URL first. Off for an op that loads
+   * a URL of its own (goto): that load would be thrown away at once.
+   */
+  restoresLastUrl: boolean;
+  /** Answers the page's dialogs itself (dialog): the runner does not dismiss one in its way. */
+  answersDialogs: boolean;
+  /**
+   * Reloads the page the caller already read (reload): its data.changes withholds nothing, since
+   * the caller asked to see the page again.
+   */
+  rereadsWholePage: boolean;
+  /**
+   * Runs a list of other ops' calls (batch): MCP's browser_run hands its `steps` to it and leaves it
+   * out of its op list, and HTTP takes a bare JSON array as its `steps`.
+   */
+  runsSteps: boolean;
+  /** Keeps a tool of its own beside browser_run in the compact MCP set: the session's lifecycle. */
+  lifecycle: boolean;
   /** The arguments defineOp added (timeout, expect, diff…), not declared by the op itself. */
   common: string[];
   run(ctx: OpContext, args: z.output<S> & CommonArgs): Promise<OpOutcome>;
@@ -110,6 +139,15 @@ export interface OpDeclaration<S extends z.ZodObject> {
   readsPage?: boolean;
   step?: boolean;
   readOnly?: boolean;
+  /** Default: `acts`. */
+  destructive?: boolean;
+  managesBrowser?: boolean;
+  /** Default: true. */
+  restoresLastUrl?: boolean;
+  answersDialogs?: boolean;
+  rereadsWholePage?: boolean;
+  runsSteps?: boolean;
+  lifecycle?: boolean;
   run(ctx: OpContext, args: z.output<S> & CommonArgs): Promise<OpOutcome>;
 }
 
@@ -151,6 +189,13 @@ export function defineOp<S extends z.ZodObject>(decl: OpDeclaration<S>): OpDefin
     readsPage: browser && (decl.readsPage ?? true),
     step: decl.step ?? true,
     readOnly: decl.readOnly ?? false,
+    destructive: decl.destructive ?? acts,
+    managesBrowser: decl.managesBrowser ?? false,
+    restoresLastUrl: decl.restoresLastUrl ?? true,
+    answersDialogs: decl.answersDialogs ?? false,
+    rereadsWholePage: decl.rereadsWholePage ?? false,
+    runsSteps: decl.runsSteps ?? false,
+    lifecycle: decl.lifecycle ?? false,
     common: Object.keys(extra),
     run: decl.run as OpDefinition['run'],
   };

@@ -4,6 +4,7 @@ import { defineOp } from './define.js';
 
 export const dialog = defineOp({
   name: 'dialog',
+  answersDialogs: true,
   readsPage: false,
   summary: 'Answer the open alert/confirm/prompt, or the next one to open if none is open',
   acts: true,

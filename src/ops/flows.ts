@@ -88,6 +88,7 @@ export const flowSave = defineOp({
 
 export const flowDelete = defineOp({
   name: 'flow_delete',
+  destructive: true,
   summary: 'Delete a flow from your library',
   browser: false,
   step: false,

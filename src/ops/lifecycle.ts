@@ -17,6 +17,8 @@ const viewportSide = (what: string) =>
 
 export const open = defineOp({
   name: 'open',
+  managesBrowser: true,
+  lifecycle: true,
   summary:
     'Open the browser with settings the session keeps; resumes the last URL unless fresh or url. Other ops open one on demand',
   step: false,
@@ -102,6 +104,9 @@ export const open = defineOp({
 
 export const close = defineOp({
   name: 'close',
+  managesBrowser: true,
+  lifecycle: true,
+  destructive: true,
   summary: "End the session's browser; the session, its settings and last URL remain",
   step: false,
   args: z.strictObject({}),
@@ -114,6 +119,7 @@ export const close = defineOp({
 
 export const status = defineOp({
   name: 'status',
+  lifecycle: true,
   summary:
     'The session: browser open or not, tabs, last URL, settings, busy; never waits behind other ops',
   browser: false,

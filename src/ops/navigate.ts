@@ -27,6 +27,7 @@ function navTimeoutOf(ctx: OpContext, timeout: number | undefined): number {
 export const goto = defineOp({
   name: 'goto',
   readsPage: false,
+  restoresLastUrl: false,
   summary: 'Load a URL in the current tab and wait for it to settle',
   acts: true,
   args: z.strictObject({
@@ -64,6 +65,7 @@ export const forward = historyOp('forward', 'Go forward one page in the tab hist
 export const reload = defineOp({
   name: 'reload',
   readsPage: false,
+  rereadsWholePage: true,
   summary: 'Reload the current page',
   acts: true,
   args: z.strictObject({ timeout: navTimeout }),

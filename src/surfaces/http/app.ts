@@ -146,7 +146,7 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
         );
       }
     }
-    if (op === 'batch' && Array.isArray(args)) args = { steps: args };
+    if (rt.ops.get(op)?.runsSteps && Array.isArray(args)) args = { steps: args };
     if (typeof args !== 'object' || args === null || Array.isArray(args)) {
       return failure(
         c,

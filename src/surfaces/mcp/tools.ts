@@ -19,8 +19,9 @@ export const isToolSet = (value: string): value is ToolSet =>
 export const TOOL_PREFIX = 'browser_';
 export const RUN_TOOL = 'browser_run';
 
-/** Ops that keep a tool of their own in the compact set: the session's lifecycle. */
-const LIFECYCLE = ['open', 'close', 'status'];
+/** The op that runs a list of op calls (batch): browser_run's `steps` go to it. */
+const stepsOp = (ops: ReadonlyMap<string, OpDefinition>) =>
+  [...ops.values()].find((o) => o.runsSteps);
 
 const keysOf = (op: OpDefinition) => Object.keys(op.args.shape);
 
@@ -45,10 +46,7 @@ export function inputSchemaOf(schema: z.ZodType): Tool['inputSchema'] {
 /** Hints that differ from MCP's defaults (not read-only, destructive); the rest go unsaid. */
 function annotationsOf(op: OpDefinition): ToolAnnotations | undefined {
   if (op.readOnly) return { readOnlyHint: true };
-  // batch runs acting ops, close throws away the tabs and logins the user had, and a deleted
-  // flow is gone for every session that ran it.
-  const destructive = op.acts || ['batch', 'close', 'flow_delete'].includes(op.name);
-  return destructive ? undefined : { destructiveHint: false };
+  return op.destructive ? undefined : { destructiveHint: false };
 }
 
 function opTool(op: OpDefinition): Tool {
@@ -76,7 +74,7 @@ function signature(op: OpDefinition, common: string[]): string {
 
 /** browser_run's own envelope: one op, or steps handed to batch. */
 function runSchema(ops: ReadonlyMap<string, OpDefinition>) {
-  const batch = ops.get('batch');
+  const batch = stepsOp(ops);
   const names = [...ops.keys()] as [string, ...string[]];
   return z.strictObject({
     op: looseEnum(names).optional().describe('The op to run, e.g. "click"'),
@@ -96,7 +94,7 @@ function runSchema(ops: ReadonlyMap<string, OpDefinition>) {
 function runTool(ops: ReadonlyMap<string, OpDefinition>): Tool {
   const all = [...ops.values()];
   const common = commonArgs(all);
-  const listed = all.filter((o) => !LIFECYCLE.includes(o.name) && o.name !== 'batch');
+  const listed = all.filter((o) => !o.lifecycle && !o.runsSteps);
   const description = [
     'Run one browser op ({op, args}) or several in one round trip ({steps: [{op, args}, …]}; stops at the first failure unless continue_on_error).',
     `Ops (* required): ${listed.map((o) => signature(o, common)).join('; ')}.`,
@@ -117,7 +115,7 @@ export function listTools(ops: ReadonlyMap<string, OpDefinition>, set: ToolSet):
   if (set === 'full') return listed(all.map((op) => ({ tool: opTool(op), op })));
   return listed([
     { tool: runTool(ops) },
-    ...all.filter((o) => LIFECYCLE.includes(o.name)).map((op) => ({ tool: opTool(op), op })),
+    ...all.filter((o) => o.lifecycle).map((op) => ({ tool: opTool(op), op })),
   ]);
 }
 
@@ -148,9 +146,15 @@ export function opCallOf(
         `${RUN_TOOL}: give either {op, args} for one op or {steps: [{op, args}, …]} for several, not both.`,
       );
     }
+    const runner = stepsOp(ops);
+    if (!runner)
+      throw new OpError(
+        'invalid_argument',
+        `${RUN_TOOL}: this server has no op that runs steps; send one {op, args} at a time.`,
+      );
     const batch: Record<string, unknown> = { steps: run.steps };
     if (run.continue_on_error !== undefined) batch.continue_on_error = run.continue_on_error;
-    return { op: 'batch', args: batch };
+    return { op: runner.name, args: batch };
   }
   if (run.continue_on_error !== undefined) {
     throw new OpError('invalid_argument', `${RUN_TOOL}: continue_on_error goes with steps.`);
