@@ -40,6 +40,8 @@ export interface LogLine {
   /** The acted-on element on the frame, with the viewport it is measured in. */
   box?: ViewportBox;
   viewport?: { width: number; height: number };
+  /** How long each phase of the runner took, in ms, in the order they ran (the bench reads it). */
+  phases?: Record<string, number>;
 }
 
 /** What the writer gets for one op. */
@@ -54,6 +56,8 @@ export interface OpRecord {
   box?: ViewportBox;
   /** The flow run and step the op ran as (DESIGN §8: a run id in the session log). */
   run?: { id: string; flow: string; step: number; step_id?: string };
+  /** Per-phase time of the runner, in ms: the log's only, never the answer's. */
+  phases?: Record<string, number>;
 }
 
 export const WITHHELD = '[withheld]';
@@ -132,6 +136,7 @@ export function logLine(record: OpRecord): LogLine {
       : undefined,
     notes: result.notes?.map((n) => truncate(n)),
     data: loggableData(result.op, result.data),
+    phases: record.phases,
   };
   return line;
 }

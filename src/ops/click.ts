@@ -83,7 +83,7 @@ export const click = defineOp({
       MODIFIERS.find((k) => k.toLowerCase() === m)!,
     );
     const popup = await callPage(tab, el.frame, 'opensNewTab', el.handle);
-    const opened = ctx.session.openedTabs.length;
+    const opened = ctx.events.openedTabs.length;
     ctx.delivered();
     if (args.glide) {
       await movePointer(tab, ctx.session, el.point, { glide: true, notes: ctx.notes });
@@ -104,7 +104,7 @@ export const click = defineOp({
       notes: ctx.notes,
     });
     if (popup)
-      await waitFor(() => ctx.session.openedTabs.length > opened, ctx.config.settleTimeoutMs);
+      await waitFor(() => ctx.events.openedTabs.length > opened, ctx.config.settleTimeoutMs);
     return { target: summarise(el) };
   },
 });

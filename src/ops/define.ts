@@ -12,6 +12,7 @@ import { expectSchema } from '../core/condition.js';
 import { millis } from '../core/schema.js';
 import type { FlowLibrary } from '../flows/library.js';
 import type { RunRef } from '../flows/runner.js';
+import type { OpEvents } from '../sessions/op-events.js';
 
 /** Which surface a call came through; approval defaults differ per surface (DESIGN §3.6). */
 export type Surface = 'http' | 'cli' | 'mcp' | 'flow' | 'test';
@@ -36,6 +37,8 @@ export interface OpContext {
   tab(): Promise<BrowserTab>;
   /** Called just before input reaches the page: from then on the op is never retried. */
   delivered(): void;
+  /** What happened in the session since this op started (tabs the page opened, refused navigations). */
+  events: OpEvents;
   /** Runs another op in this session (batch, flow steps); the caller already holds the session. */
   runNested(op: string, args: unknown, options?: NestedOptions): Promise<ActionResult>;
   /** Every op, for ops that check or run others (flows). */

@@ -323,7 +323,7 @@ export class SessionManager {
   }
 
   private adopt(session: Session, browser: BrowserSession, reattached = false): void {
-    browser.onTabOpened((tab) => session.openedTabs.push(tab.id));
+    browser.onTabOpened((tab) => session.events.tabOpened(tab.id));
     session.browser = browser;
     session.browserState = 'open';
     session.handle = browser.handle();
@@ -386,7 +386,7 @@ export class SessionManager {
       refuseNavigation: policyActive(this.policy)
         ? (url) => {
             const reason = refusedBy(this.policy, url);
-            if (reason) session.refusedNavigations.push({ url, reason });
+            if (reason) session.events.navigationRefused(url, reason);
             return reason;
           }
         : undefined,

@@ -1,5 +1,6 @@
 import { BoundValues, scrub } from '../core/redact.js';
 import type { BrowserSession, BrowserTab } from '../drivers/driver.js';
+import { SessionEvents } from './op-events.js';
 import { ReadingMemory } from './reading-memory.js';
 import type { SessionSettings } from './settings.js';
 import type { BrowserState, SessionRecord } from './store.js';
@@ -19,15 +20,13 @@ export class Session {
   ops = 0;
   /** The driver's handle on a browser that can outlive this process (a Grid session id). */
   handle?: string;
-  /** Main-frame navigations the URL policy refused, newest last; ops report the ones they caused. */
-  readonly refusedNavigations: { url: string; reason: string }[] = [];
+  /** Refused navigations and tabs the pages opened, handed to the ops running when they happen. */
+  readonly events = new SessionEvents();
   /**
    * Where the last pointer move this server sent left the pointer, in main-viewport coordinates,
    * and on which tab (each tab has its own). Undefined until a move, and again with a new browser.
    */
   pointer?: { x: number; y: number; tab: string };
-  /** Ids of tabs the pages opened themselves, in order; ops report the new ones. */
-  readonly openedTabs: string[] = [];
   /** What this caller has been shown; cleared with the browser. */
   reading = new ReadingMemory();
   /** Values typed from secrets in this session, scrubbed from all it emits; memory only. */

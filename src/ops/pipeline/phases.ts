@@ -1,0 +1,418 @@
+import { parseArgs } from '../../core/args.js';
+import type { Condition } from '../../core/condition.js';
+import { OpError, toOpError } from '../../core/errors.js';
+import { scrub } from '../../core/redact.js';
+import { within } from '../../core/within.js';
+import { compactResult, type ActionResult, type Evidence } from '../../core/result.js';
+import type { BrowserTab } from '../../drivers/driver.js';
+import type { FileStore } from '../../files/file-store.js';
+import { auditStep } from '../../flows/runner.js';
+import { verdictOf } from '../../flows/verdict.js';
+import { captureScreen, type Screen } from '../../logs/frames.js';
+import type { OpEvents } from '../../sessions/op-events.js';
+import type { Session } from '../../sessions/session.js';
+import { policyError } from '../../sessions/session-manager.js';
+import type { CommonArgs, OpContext, OpDefinition } from '../define.js';
+import { bindReading, probedBox } from '../element.js';
+import { downloadNote } from '../files.js';
+import type { OpRequest, OpRuntime } from '../run-op.js';
+import { baseline, checkNavigation, loadingSince, settle, untilPageAnswers } from '../settle.js';
+import type { Baseline } from '../settle.js';
+import {
+  changesAfter,
+  elementDiff,
+  readShells,
+  trackBaseline,
+  type Changes,
+  type Shells,
+} from '../track.js';
+import { failureMessage, verify } from '../verify.js';
+import { PhaseTimes, ResultBuilder } from './result-builder.js';
+
+type Args = CommonArgs & Record<string, unknown>;
+type TrackBefore = Awaited<ReturnType<typeof trackBaseline>>;
+
+/** One op as it goes through the phases: what each phase leaves for the next. */
+export interface OpRun {
+  rt: OpRuntime;
+  request: OpRequest;
+  session: Session;
+  /** Undefined for an unknown op name: prepare refuses it, finish still answers. */
+  op?: OpDefinition;
+  started: number;
+  actionId: string;
+  timeoutMs: number;
+  result: ResultBuilder;
+  phases: PhaseTimes;
+  /** Tabs opened and navigations refused while this op runs. */
+  events: OpEvents;
+  /** Runs a nested op (a batch step) through the whole pipeline. */
+  nested: (request: OpRequest) => Promise<ActionResult>;
+  args?: Args;
+  ctx?: OpContext;
+  /** Input reached the page: from then on the op is never retried. */
+  delivered: boolean;
+  /** The tab the op works on: the one it started on, then the one it left active. */
+  tab?: BrowserTab;
+  /** The tab the op started on; settling is measured on it. */
+  actedOn?: BrowserTab;
+  wantChanges: boolean;
+  before?: Baseline;
+  trackBefore?: TrackBefore;
+  shellsBefore?: Shells;
+  downloadsBefore: number;
+  /** Tabs opened before the action (while the browser was brought back) are not the action's. */
+  tabsOpenedBefore: number;
+  /** A verify that could not run to its end (a bad condition, a dead page), thrown after changes. */
+  verifyFailure?: unknown;
+}
+
+export function openRun(
+  rt: OpRuntime,
+  request: OpRequest,
+  nested: (request: OpRequest) => Promise<ActionResult>,
+): OpRun {
+  const { session } = request;
+  return {
+    rt,
+    request,
+    session,
+    op: rt.ops.get(request.op),
+    started: Date.now(),
+    actionId: session.nextActionId(),
+    timeoutMs: session.settings.timeoutMs,
+    result: new ResultBuilder(),
+    phases: new PhaseTimes(),
+    events: session.events.watch(),
+    nested,
+    delivered: false,
+    wantChanges: false,
+    downloadsBefore: 0,
+    tabsOpenedBefore: 0,
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const deadlineOf = (run: OpRun) => run.started + run.timeoutMs;
+/** A tab a page call can be made on: open, and no dialog holding its page. */
+const readable = (tab: BrowserTab | undefined): tab is BrowserTab =>
+  !!tab && !tab.isClosed() && !tab.pendingDialog();
+
+/** Parses the arguments, opens the tab, clears a dialog in the way and waits for a page that answers. */
+export async function prepare(run: OpRun): Promise<void> {
+  const { rt, request, session, op } = run;
+  if (!op) {
+    throw new OpError(
+      'invalid_argument',
+      `Unknown op "${request.op}". Ops: ${[...rt.ops.keys()].join(', ')}.`,
+    );
+  }
+  rt.secrets.refuseMisplaced({ session, op: op.name, ...auditStep(request.run) }, request.args);
+  const args = parseArgs(op.name, op.args, request.args) as Args;
+  run.args = args;
+  run.timeoutMs = args.timeout ?? run.timeoutMs;
+  run.ctx = contextOf(run, op);
+  if (op.browser && !op.managesBrowser) {
+    run.tab = await run.ctx.tab();
+    if (!op.answersDialogs) await dismissDialog(run.tab, run.result.notes);
+    if (op.readsPage) await untilPageAnswers(run.tab, deadlineOf(run));
+  }
+  run.actedOn = run.tab;
+}
+
+function contextOf(run: OpRun, op: OpDefinition): OpContext {
+  const { rt, request, session } = run;
+  const notes = run.result.notes;
+  let step = 0;
+  return {
+    session,
+    sessions: rt.sessions,
+    config: rt.sessions.config,
+    secrets: rt.secrets,
+    files: rt.files,
+    surface: request.surface,
+    approval: request.approval ?? rt.sessions.config.approval,
+    timeoutMs: run.timeoutMs,
+    deadline: deadlineOf(run),
+    signal: request.signal,
+    notes,
+    events: run.events,
+    tab: async () => {
+      const restore = op.restoresLastUrl;
+      const { opened } = await rt.sessions.ensureBrowser(session, { restore }, notes);
+      if (opened && !notes.includes('browser_opened')) notes.push('browser_opened');
+      const active = await rt.sessions.ensureTab(session, notes);
+      if (!active)
+        throw new OpError(
+          'backend',
+          'The browser has no open tab; close the session and open it again.',
+        );
+      return active;
+    },
+    delivered: () => {
+      run.delivered = true;
+    },
+    runNested: (name, nestedArgs, nested = {}) => {
+      request.onProgress?.(nested.progress ?? `step ${++step}: ${name}`);
+      return run.nested({
+        ...request,
+        op: name,
+        args: nestedArgs,
+        run: nested.run ?? request.run,
+        signal: nested.signal ?? request.signal,
+        surface: nested.surface ?? request.surface,
+      });
+    },
+    ops: rt.ops,
+    flows: rt.flows,
+    run: request.run,
+  };
+}
+
+/** What the page was before the action: the settle baseline, the text track, element shells, downloads. */
+export async function observeBefore(run: OpRun): Promise<void> {
+  const { op, tab, args, session } = run;
+  if (!op || !args) return;
+  if (tab) bindReading(tab, session.reading);
+  run.wantChanges = op.acts && !!tab && (args.diff ?? run.rt.sessions.config.diff);
+  run.before = op.acts && tab ? await baseline(tab) : undefined;
+  if (run.wantChanges && tab && run.before)
+    run.trackBefore = await trackBaseline(tab, session.reading, run.before);
+  if (run.wantChanges && args.element_diff && tab) run.shellsBefore = await readShells(tab);
+  run.tabsOpenedBefore = run.events.openedTabs.length;
+  run.downloadsBefore = session.browser?.downloads().length ?? 0;
+}
+
+/** Runs the handler; a retriable failure before input reached the page is tried again, backing off. */
+export async function act(run: OpRun): Promise<void> {
+  const { op, ctx, args, request, session } = run;
+  if (!op || !ctx || !args) return;
+  let delay = 50;
+  for (;;) {
+    try {
+      run.result.ran(await op.run(ctx, args));
+      break;
+    } catch (e) {
+      const err = toOpError(e);
+      if (
+        run.delivered ||
+        !err.retriable ||
+        Date.now() + delay >= deadlineOf(run) ||
+        request.signal?.aborted
+      )
+        throw err;
+      // A dialog the page raised meanwhile is in the way of a read, as at the op's start.
+      if (!op.answersDialogs) await dismissDialog(session.activeTab(), run.result.notes);
+      await sleep(delay);
+      delay = Math.min(delay * 2, 250);
+    }
+  }
+  run.tab = session.activeTab() ?? run.tab;
+}
+
+/** Waits for what the action started, on the tab it acted on; a failed load is an error. */
+export async function settleAction(run: OpRun): Promise<void> {
+  const { tab, actedOn, before } = run;
+  // Settling is measured on the tab acted on; an op that switched tabs (new_tab) already waited.
+  if (!before || !actedOn || tab !== actedOn) return;
+  run.result.note(...(await settle(tab, before, run.rt.sessions.config.settleTimeoutMs)));
+  checkNavigation(tab, before);
+}
+
+/** Tabs the page opened, downloads (reported as they ended) and dialogs, as notes and evidence. */
+export async function collectSideEffects(run: OpRun): Promise<void> {
+  const { session, result, tab } = run;
+  for (const id of run.events.openedTabs.slice(run.tabsOpenedBefore)) {
+    const opened = session.browser?.tabs().find((t) => t.id === id);
+    result.note(`new_tab ${id}${opened ? ` ${opened.url()}` : ''} — tab_select to use it`);
+  }
+  const browser = session.browser;
+  const downloads = () => browser?.downloads().slice(run.downloadsBefore) ?? [];
+  if (browser && downloads().some((d) => d.state === 'saving')) {
+    // A download is reported as it ended, not as it began: saved or failed, within the op's time.
+    const left = Math.max(deadlineOf(run) - Date.now(), 1000);
+    await within(browser.downloadsSettled(), left, undefined);
+  }
+  for (const download of downloads()) {
+    result.note(downloadNote(download));
+    // Only a file that is there gets a link.
+    if (download.state === 'saved')
+      result.evidence.push(run.rt.files.evidence(session.name, 'download', download.name));
+  }
+  dialogNotes(tab, result.notes);
+  const dialog = tab?.pendingDialog();
+  if (dialog)
+    result.note(
+      `dialog_open (${dialog.type}: ${dialog.message.slice(0, 120)}) — answer it with the dialog op`,
+    );
+}
+
+/** Checks `expect`; a failed one fails the op once judged. */
+export async function verifyExpect(run: OpRun): Promise<void> {
+  const { tab, args, timeoutMs, rt, request, result } = run;
+  const conditions: Condition[] | undefined = args?.expect;
+  if (!conditions || !tab) return;
+  // The op's whole timeout bounds it; an expect still gets a short window after a slow action.
+  const expectMs = Math.max(deadlineOf(run) - Date.now(), Math.min(timeoutMs, 2000));
+  try {
+    result.checks = await verify(tab, conditions, expectMs, {
+      evaluate: rt.sessions.config.evaluate,
+      signal: request.signal,
+    });
+  } catch (e) {
+    run.verifyFailure = e;
+  }
+}
+
+/** data.changes: what the action changed on the page. */
+export async function readChanges(run: OpRun): Promise<void> {
+  const { tab, op, args, session, rt, result, before } = run;
+  if (!run.wantChanges || !op || !args || !readable(tab)) return;
+  const read = () =>
+    changesAfter(tab, run.trackBefore, session.reading, {
+      includeRemoved: args.include_removed ?? false,
+      maxChars: rt.sessions.config.changesMaxChars,
+      withholdNothing: op.rereadsWholePage,
+    });
+  // The op's own time bounds a read, with a floor for an action that used it all.
+  const bounded = () => within(read(), Math.max(deadlineOf(run) - Date.now(), 1000), LATE);
+  let changes: Changes | typeof LATE;
+  try {
+    // A page still waiting for its server cannot answer at all: it is not asked.
+    changes = before && loadingSince(tab, before) ? LATE : await bounded();
+  } catch (e) {
+    // A navigation still landing replaced the document under the read; the action is done,
+    // so it is not failed for that: settle on the new document and read once more.
+    if (!(e instanceof OpError) || e.kind !== 'stale_element') throw e;
+    const again = await baseline(tab);
+    result.noteOnce(...(await settle(tab, again, rt.sessions.config.settleTimeoutMs)));
+    changes = await bounded();
+  }
+  if (changes === LATE) changes = { note: STILL_LOADING };
+  else if (run.shellsBefore && !result.notes.includes('navigated')) {
+    const elements = elementDiff(run.shellsBefore, await readShells(tab));
+    if (elements) {
+      changes.element_diff = elements;
+      delete changes.no_change;
+    }
+  }
+  result.changes(changes);
+}
+
+/** The verdict of `expect`: a failed one fails the op. */
+export function judge(run: OpRun): void {
+  const { result, op, tab } = run;
+  if (run.verifyFailure !== undefined) throw run.verifyFailure;
+  const checks = result.checks;
+  if (checks && tab && op && !checks.every((c) => c.passed)) {
+    throw new OpError(
+      'verification_failed',
+      `${op.name} was done, but the expected outcome did not follow. ${failureMessage(checks, tab.url())} Do not repeat the action blindly: read the page first.`,
+    );
+  }
+  result.adoptOutcome();
+}
+
+/** The op failed: the browser's death said once, dialogs it dismissed noted. */
+export function fail(run: OpRun, e: unknown): void {
+  const { rt, session, result } = run;
+  // The browser died or the tab crashed under the op: say so once; the next op brings it back.
+  result.failed(rt.sessions.failure(session) ?? toOpError(e));
+  dialogNotes(session.activeTab() ?? run.tab, result.notes);
+}
+
+/** The page, evidence and result; the session persisted, the result scrubbed and logged. */
+export async function finish(run: OpRun): Promise<ActionResult> {
+  const began = performance.now();
+  const { rt, request, session, op, result, started, actionId } = run;
+  const { refusedNavigations } = run.events.take();
+  const refused = refusedNavigations[0];
+  if (refused) result.error = policyError(refused.url, refused.reason);
+  const tab = session.activeTab() ?? run.tab;
+  const error = result.error;
+  // One capture serves the failure evidence and the log's frame.
+  const screen =
+    error && op?.acts && tab && error.kind !== 'invalid_argument'
+      ? await captureScreen(tab)
+      : undefined;
+  if (screen) {
+    const shot = await failureScreenshot(rt.files, session, screen, actionId);
+    if (shot) result.evidence.push(shot);
+  }
+  const page =
+    tab && !tab.isClosed() ? { url: tab.url(), title: await tab.title(), tab: tab.id } : undefined;
+  if (page) session.rememberUrl(page.url);
+  const built = result.build({
+    op: request.op,
+    action_id: actionId,
+    session_id: session.name,
+    page,
+    timing: {
+      started_at_ms: started,
+      duration_ms: Date.now() - started,
+      timeout_ms: run.timeoutMs,
+    },
+  });
+  session.ops++;
+  session.lastActiveAt = Date.now();
+  await rt.sessions.persist(session);
+  // Every result leaves through here: URL credentials and the session's bound values removed.
+  const final = scrub(compactResult(built), session.bound);
+  if (op?.browser) verdictOf(session).record(final, request.run);
+  run.phases.add('finish', performance.now() - began);
+  rt.logs?.record({
+    result: final,
+    args: scrub(request.args, session.bound),
+    run: request.run,
+    acts: !!op?.acts,
+    tab,
+    screen,
+    box: tab && probedBox(tab, started),
+    phases: run.phases.record,
+  });
+  return final;
+}
+
+/** A dialog in the op's way is dismissed, and the op says so. */
+async function dismissDialog(tab: BrowserTab | undefined, notes: string[]): Promise<void> {
+  const pending = tab?.pendingDialog();
+  if (!tab || !pending) return;
+  await tab.answerDialog({ accept: false });
+  // One note for the op: the first dialog, and how many followed it.
+  const at = notes.findIndex((n) => n.startsWith('dialog_dismissed ('));
+  if (at < 0)
+    return void notes.push(`dialog_dismissed (${pending.type}: ${pending.message.slice(0, 80)})`);
+  const more = Number(/ and (\d+) more$/.exec(notes[at])?.[1] ?? 0);
+  notes[at] = `${notes[at].replace(/ and \d+ more$/, '')} and ${more + 1} more`;
+}
+
+/** Dialogs the tab dismissed by itself during the op (in a navigation's way, a storm). */
+function dialogNotes(tab: BrowserTab | undefined, notes: string[]): void {
+  const d = tab?.takeDismissedDialogs();
+  if (!d) return;
+  const what = `${d.last.type}: ${d.last.message.slice(0, 80)}`;
+  notes.push(
+    d.storm
+      ? `dialog_storm (${what}): the page opens dialogs faster than they can be answered; ${d.count} dismissed as they opened, and further ones will be while it goes on — goto another page or tab_close this tab to stop them`
+      : `dialog_dismissed (${what})${d.count > 1 ? ` and ${d.count - 1} more` : ''}: the page opened it while SwiftBrowse read or left the page`,
+  );
+}
+
+const LATE = Symbol('late');
+const STILL_LOADING =
+  'not read: a navigation is waiting for its server, and the page answers nothing until then. Read it with snapshot once it has loaded.';
+
+async function failureScreenshot(
+  files: FileStore,
+  session: Session,
+  screen: Screen,
+  actionId: string,
+): Promise<Evidence | undefined> {
+  try {
+    const name = `failure-${actionId}.jpg`;
+    await files.save(session.name, name, screen.jpeg);
+    return files.evidence(session.name, 'screenshot', name);
+  } catch {
+    return undefined; // evidence is best effort: the error itself must still be returned
+  }
+}
