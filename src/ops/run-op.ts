@@ -20,6 +20,7 @@ import {
   prepare,
   readChanges,
   settleAction,
+  settleAfterWait,
   verifyExpect,
 } from './pipeline/phases.js';
 
@@ -107,9 +108,10 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
     await time('observe', () => observeBefore(run));
     await time('act', () => act(run));
     await time('settle', () => settleAction(run));
-    await time('changes', () => readChanges(run));
     await time('side_effects', () => collectSideEffects(run));
     await time('verify', () => verifyExpect(run));
+    await time('settle_after_wait', () => settleAfterWait(run));
+    await time('changes', () => readChanges(run));
     judge(run);
   } catch (e) {
     fail(run, e);

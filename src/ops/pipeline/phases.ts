@@ -63,6 +63,10 @@ export interface OpRun {
   downloadsBefore: number;
   /** Tabs opened before the action (while the browser was brought back) are not the action's. */
   tabsOpenedBefore: number;
+  /** The action's settle ran: what the page does later (during verify) can be settled after it. */
+  settled: boolean;
+  /** Where the page stood when verify started waiting; set only when it had to wait. */
+  waitedFrom?: Baseline;
   /** A verify that could not run to its end (a bad condition, a dead page), thrown after changes. */
   verifyFailure?: unknown;
 }
@@ -89,6 +93,7 @@ export function openRun(
     wantChanges: false,
     downloadsBefore: 0,
     tabsOpenedBefore: 0,
+    settled: false,
   };
 }
 
@@ -217,6 +222,7 @@ export async function settleAction(run: OpRun): Promise<void> {
   if (!before || !actedOn || tab !== actedOn) return;
   run.result.note(...(await settle(tab, before, run.rt.sessions.config.settleTimeoutMs)));
   checkNavigation(tab, before);
+  run.settled = true;
 }
 
 /** Tabs the page opened, downloads (reported as they ended) and dialogs, as notes and evidence. */
@@ -247,24 +253,38 @@ export async function collectSideEffects(run: OpRun): Promise<void> {
     );
 }
 
-/** Checks `expect`; a failed one fails the op once judged. */
+/**
+ * Checks `expect`. A first look that holds costs nothing more; when it has to wait, where the page
+ * stood is kept, so what the page did meanwhile is settled and read after (issue 17: one moment).
+ */
 export async function verifyExpect(run: OpRun): Promise<void> {
-  const { tab, args, timeoutMs, rt, request, result } = run;
+  const { tab, args, timeoutMs, rt, request, result, before } = run;
   const conditions: Condition[] | undefined = args?.expect;
   if (!conditions || !tab) return;
+  const options = { evaluate: rt.sessions.config.evaluate, signal: request.signal };
   // The op's whole timeout bounds it; an expect still gets a short window after a slow action.
-  const expectMs = Math.max(deadlineOf(run) - Date.now(), Math.min(timeoutMs, 2000));
+  const until = Date.now() + Math.max(deadlineOf(run) - Date.now(), Math.min(timeoutMs, 2000));
   try {
-    result.checks = await verify(tab, conditions, expectMs, {
-      evaluate: rt.sessions.config.evaluate,
-      signal: request.signal,
-    });
+    let checks = await verify(tab, conditions, 0, options);
+    if (!checks.every((c) => c.passed) && Date.now() < until) {
+      if (run.settled && readable(tab) && before && !loadingSince(tab, before))
+        run.waitedFrom = await baseline(tab);
+      checks = await verify(tab, conditions, until - Date.now(), options);
+    }
+    result.checks = checks;
   } catch (e) {
     run.verifyFailure = e;
   }
 }
 
-/** data.changes: what the action changed on the page. */
+/** After a verify that waited: what the page did meanwhile (a navigation, a render) is let settle. */
+export async function settleAfterWait(run: OpRun): Promise<void> {
+  const { tab, waitedFrom } = run;
+  if (!waitedFrom || tab !== run.actedOn || !readable(tab)) return;
+  run.result.noteOnce(...(await settle(tab, waitedFrom, run.rt.sessions.config.settleTimeoutMs)));
+}
+
+/** data.changes, read once the last wait is over: the same moment as page and notes. */
 export async function readChanges(run: OpRun): Promise<void> {
   const { tab, op, args, session, rt, result, before } = run;
   if (!run.wantChanges || !op || !args || !readable(tab)) return;
@@ -299,7 +319,7 @@ export async function readChanges(run: OpRun): Promise<void> {
   result.changes(changes);
 }
 
-/** The verdict of `expect`: a failed one fails the op. */
+/** The verdict of `expect`, given once changes are read: a failed one fails the op. */
 export function judge(run: OpRun): void {
   const { result, op, tab } = run;
   if (run.verifyFailure !== undefined) throw run.verifyFailure;
