@@ -349,16 +349,7 @@ export async function finish(run: OpRun): Promise<ActionResult> {
   const refused = refusedNavigations[0];
   if (refused) result.error = policyError(refused.url, refused.reason);
   const tab = session.activeTab() ?? run.tab;
-  const error = result.error;
-  // One capture serves the failure evidence and the log's frame.
-  const screen =
-    error && op?.acts && tab && error.kind !== 'invalid_argument'
-      ? await captureScreen(tab)
-      : undefined;
-  if (screen) {
-    const shot = await failureScreenshot(rt.files, session, screen, actionId);
-    if (shot) result.evidence.push(shot);
-  }
+  const screen = await failureEvidence(run, tab);
   const page =
     tab && !tab.isClosed() ? { url: tab.url(), title: await tab.title(), tab: tab.id } : undefined;
   if (page) session.rememberUrl(page.url);
@@ -391,6 +382,20 @@ export async function finish(run: OpRun): Promise<ActionResult> {
     phases: run.phases.record,
   });
   return final;
+}
+
+/** A failed acting op attaches the screen; one capture serves the evidence and the log's frame. */
+async function failureEvidence(
+  run: OpRun,
+  tab: BrowserTab | undefined,
+): Promise<Screen | undefined> {
+  const { error } = run.result;
+  if (!error || !run.op?.acts || !tab || error.kind === 'invalid_argument') return undefined;
+  const screen = await captureScreen(tab);
+  if (!screen) return undefined;
+  const shot = await failureScreenshot(run.rt.files, run.session, screen, run.actionId);
+  if (shot) run.result.evidence.push(shot);
+  return screen;
 }
 
 /** A dialog in the op's way is dismissed, and the op says so. */
