@@ -4,7 +4,7 @@ import { OpError, toOpError } from '../core/errors.js';
 import { scrub } from '../core/redact.js';
 import { within } from '../core/within.js';
 import { compactResult, type ActionResult, type Check, type Evidence } from '../core/result.js';
-import type { BrowserTab } from '../drivers/driver.js';
+import { AwaitingServerError, type BrowserTab } from '../drivers/driver.js';
 import type { FileStore } from '../files/file-store.js';
 import type { Secrets } from '../secrets/secrets.js';
 import type { FlowLibrary } from '../flows/library.js';
@@ -17,7 +17,7 @@ import { policyError, type SessionManager } from '../sessions/session-manager.js
 import type { CommonArgs, OpContext, OpDefinition, OpOutcome, Surface } from './define.js';
 import { bindReading, probedBox } from './element.js';
 import { downloadNote } from './files.js';
-import { baseline, checkNavigation, loadingSince, settle, untilPageAnswers } from './settle.js';
+import { baseline, checkNavigation, settle, untilPageAnswers } from './settle.js';
 import { changesAfter, elementDiff, readShells, trackBaseline, type Changes } from './track.js';
 import { failureMessage, verify } from './verify.js';
 
@@ -206,27 +206,31 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
     }
     if (wantChanges && tab && !tab.isClosed() && !tab.pendingDialog()) {
       const settled = tab;
-      const readChanges = () =>
+      const readChanges = (): Promise<Changes | typeof LATE> =>
         changesAfter(settled, trackBefore, session.reading, {
           includeRemoved: args.include_removed ?? false,
           maxChars: rt.sessions.config.changesMaxChars,
           withholdNothing: op.name === 'reload',
+        }).catch((e: unknown) => {
+          // A page waiting for its server answers nothing: the driver says so at once.
+          if (e instanceof AwaitingServerError) return LATE;
+          throw e;
         });
-      // The op's own time bounds a read, with a floor for an action that used it all.
-      const bounded = () =>
-        within(readChanges(), Math.max(started + timeoutMs - Date.now(), 1000), LATE);
-      let changes: Changes | typeof LATE;
-      try {
-        // A page still waiting for its server cannot answer at all: it is not asked.
-        changes = before && loadingSince(settled, before) ? LATE : await bounded();
-      } catch (e) {
-        // A navigation still landing replaced the document under the read; the action is done,
-        // so it is not failed for that: settle on the new document and read once more.
-        if (!(e instanceof OpError) || e.kind !== 'stale_element') throw e;
+      let changes: Changes | typeof LATE | typeof LANDING = await readChanges().catch((e) => {
+        if (e instanceof OpError && e.kind === 'stale_element') return LANDING;
+        throw e;
+      });
+      // A navigation still landing replaced the document under the read, or one that started
+      // after settling's last look waits for its server; the action is done, so it is not failed
+      // for that: settle on the new document and read once more. One settling gave up on is not.
+      if (
+        changes === LANDING ||
+        (changes === LATE && !notes.some((n) => n.startsWith('still_loading')))
+      ) {
         const again = await baseline(settled);
         for (const note of await settle(settled, again, rt.sessions.config.settleTimeoutMs))
           if (!notes.includes(note)) notes.push(note);
-        changes = await bounded();
+        changes = await readChanges();
       }
       if (changes === LATE) changes = { note: STILL_LOADING };
       else if (shellsBefore && !notes.includes('navigated')) {
@@ -374,6 +378,7 @@ function dialogNotes(tab: BrowserTab | undefined, notes: string[]): void {
 }
 
 const LATE = Symbol('late');
+const LANDING = Symbol('landing');
 const STILL_LOADING =
   'not read: a navigation is waiting for its server, and the page answers nothing until then. Read it with snapshot once it has loaded.';
 
