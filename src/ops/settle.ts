@@ -23,10 +23,10 @@ export interface Baseline {
 }
 
 export async function baseline(tab: BrowserTab): Promise<Baseline> {
+  const a = tab.activity();
   // A page waiting for its server answers nothing (the driver says so at once): the action (a
   // goto away) goes ahead unmarked.
   const point = await callPage(tab, [], 'checkpoint').catch(() => null);
-  const a = tab.activity();
   return {
     url: tab.url(),
     documentId: point?.documentId ?? null,
@@ -143,7 +143,7 @@ export async function settle(
  * server answers, so this asks again on every poll without anything reaching the page.
  */
 export async function untilPageAnswers(tab: BrowserTab, deadline: number): Promise<void> {
-  for (;;) {
+  while (tab.activity().awaitingServer) {
     try {
       await tab.evaluate([], '0');
       return;
