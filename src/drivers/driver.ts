@@ -2,6 +2,7 @@
  * The Driver seam (DESIGN §7.1): the few things a backend must do. Locating, probing, reading
  * and diffing are built above it from the in-page script, so every backend behaves alike.
  */
+import { OpError } from '../core/errors.js';
 
 /** A frame as a path of iframe handles from the main frame; [] is the main frame. */
 export type FramePath = readonly number[];
@@ -104,6 +105,21 @@ export interface TabActivity {
 }
 
 /**
+ * A page call on a tab whose main-frame navigation is waiting for its server, or in flight when
+ * one starts to: Chromium runs no script in such a page (the old document or the new) until the
+ * server answers, so the driver fails the call at once instead of letting it hang.
+ */
+export class AwaitingServerError extends OpError {
+  constructor(readonly url: string) {
+    super(
+      'timeout',
+      `The page is still loading ${url}: its server has not answered, and the page takes no commands until it does. Wait and try again, or goto another page.`,
+      { details: { awaiting_url: url } },
+    );
+  }
+}
+
+/**
  * Every capture (screenshot, frame, PDF) applies this: a field a secret was typed into (marked
  * by the page script's markSecretField) is drawn without its text. Backends inject it for the
  * capture only.
@@ -202,7 +218,10 @@ export interface BrowserTab {
   back(timeoutMs: number): Promise<NavigationOutcome | null>;
   forward(timeoutMs: number): Promise<NavigationOutcome | null>;
   reload(timeoutMs: number): Promise<NavigationOutcome>;
-  /** Evaluates a JavaScript expression in a frame; a promise it returns is awaited. */
+  /**
+   * Evaluates a JavaScript expression in a frame; a promise it returns is awaited. Fails with
+   * AwaitingServerError while a main-frame navigation waits for its server (also captures).
+   */
   evaluate(frame: FramePath, expression: string): Promise<unknown>;
   mouseMove(x: number, y: number): Promise<void>;
   mouseDown(button: MouseButton, clickCount: number): Promise<void>;

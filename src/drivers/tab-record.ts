@@ -1,5 +1,11 @@
 import { BoundedLog } from './bounded-log.js';
-import type { ConsoleEntry, NavigationOutcome, NetworkEntry, TabActivity } from './driver.js';
+import {
+  AwaitingServerError,
+  type ConsoleEntry,
+  type NavigationOutcome,
+  type NetworkEntry,
+  type TabActivity,
+} from './driver.js';
 
 /** Entries kept per tab and per kind; older ones are dropped and counted. */
 const LOG_LIMIT = 500;
@@ -23,6 +29,11 @@ export class TabRecord<K> {
   /** A main-frame navigation sent and not yet answered by its server. */
   private awaiting?: string;
   private sent = 0;
+  /** Page calls in flight: failed at once when a navigation starts to wait for its server. */
+  private readonly calls = new Set<(error: AwaitingServerError) => void>();
+  /** The awaited URL a probe was last sent for, and the one whose page answered it anyway. */
+  private probed?: string;
+  private answers?: string;
 
   requestStarted(key: K): void {
     this.inFlight.set(key, ++this.requestSeq);
@@ -35,9 +46,48 @@ export class TabRecord<K> {
 
   /** A main-frame navigation started, or its request went out. */
   navigationSent(url: string): void {
-    if (this.awaiting !== url) this.sent++;
+    if (this.awaiting !== url) {
+      this.sent++;
+      this.probed = this.answers = undefined;
+    }
     this.awaiting = url;
     this.lastSent = url;
+    // A same-document navigation (BiDi's historyUpdated) ends in the same task: it holds nothing.
+    queueMicrotask(() => {
+      if (this.awaiting !== url || this.answers === url) return;
+      for (const fail of this.calls) fail(new AwaitingServerError(url));
+    });
+  }
+
+  /**
+   * Runs a page call (script, capture) by what the driver knows of the main frame: Chromium holds
+   * every command to a page whose navigation waits for its server, so a call made then, or in
+   * flight when one starts, fails at once with AwaitingServerError instead of hanging until the
+   * server answers. `probe` is sent once per awaited URL: a page that answers it is not held (the
+   * driver missed the navigation's end), and calls go through again; settling still waits for it.
+   */
+  async pageCall<T>(call: () => Promise<T>, probe: () => Promise<unknown>): Promise<T> {
+    const url = this.awaiting;
+    if (url !== undefined && url !== this.answers) {
+      if (this.probed !== url) {
+        this.probed = url;
+        probe().then(
+          () => this.awaiting === url && (this.answers = url),
+          () => undefined,
+        );
+      }
+      throw new AwaitingServerError(url);
+    }
+    let fail = (_: AwaitingServerError) => {};
+    const held = new Promise<never>((_, reject) => (fail = reject));
+    this.calls.add(fail);
+    const work = call();
+    work.catch(() => undefined);
+    try {
+      return await Promise.race([work, held]);
+    } finally {
+      this.calls.delete(fail);
+    }
   }
 
   /**

@@ -14,7 +14,6 @@ export const FRAME_QUALITY = 60;
  * op. Under load a scaled capture through a Grid takes seconds; past this the frame is left out.
  */
 const CAPTURE_TIMEOUT_MS = 8000;
-const WAITING_PAGE_CAPTURE_MS = 1000;
 
 /** A frame's file name under `logs/<session>/frames/`: the number the session gave it. */
 export const FRAME_NAME = /^\d{6,9}\.jpg$/;
@@ -38,12 +37,11 @@ export async function captureScreen(
 ): Promise<Screen | undefined> {
   // A page showing a dialog cannot paint: a capture would wait for the dialog to be answered.
   if (tab.isClosed() || tab.crashed() || tab.pendingDialog()) return undefined;
-  // One whose navigation waits for its server takes no commands until it answers.
-  const ms = tab.activity().awaitingServer ? WAITING_PAGE_CAPTURE_MS : CAPTURE_TIMEOUT_MS;
+  // One whose navigation waits for its server takes no commands: the driver refuses it at once.
   try {
     const jpeg = await within(
       tab.captureViewport({ maxWidth, quality: FRAME_QUALITY }),
-      ms,
+      CAPTURE_TIMEOUT_MS,
       undefined,
     );
     return jpeg ? { jpeg, viewport: tab.viewport() } : undefined;

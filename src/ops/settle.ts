@@ -1,33 +1,15 @@
 import { OpError } from '../core/errors.js';
-import { within } from '../core/within.js';
-import type { BrowserTab } from '../drivers/driver.js';
+import { AwaitingServerError, type BrowserTab } from '../drivers/driver.js';
 import { callPage } from '../drivers/page-script.js';
-import type { ActivityMark } from '../page/protocol.js';
-
-/** After a request or a navigation, a DOM counts as settled after this long without mutations. */
-const QUIET_MS = 120;
-/**
- * When the action started no request and no navigation, its handler changed the DOM itself: a
- * shorter quiet window still catches a render spread over a few frames or a timer's follow-up.
- */
-const DOM_ONLY_QUIET_MS = 50;
-/**
- * Where the page cannot report its own navigations (no Navigation API), long enough for a click
- * handler's navigation to reach the driver.
- */
-const GRACE_MS = 30;
-const POLL_MS = 25;
-/**
- * How long a navigation the page reported may go unheard by the driver. Until the driver sees it
- * start, the old document would read as quiet; a navigation that never reaches the network (one
- * the page cancelled) stops holding the settle after this.
- */
-const DRIVER_CATCH_UP_MS = 2000;
-/**
- * A page read gets the settle's time left, and never less than this: a look taken at the deadline
- * (or with SETTLE_TIMEOUT_MS 0) still decides between quiet and still_loading.
- */
-const READ_AT_LEAST_MS = 1000;
+import {
+  SETTLE_RULES,
+  decide,
+  settleNotes,
+  type PageMark,
+  type Seen,
+  type SettleObservation,
+  type Unreadable,
+} from './settle-table.js';
 
 export interface Baseline {
   url: string;
@@ -42,11 +24,9 @@ export interface Baseline {
 
 export async function baseline(tab: BrowserTab): Promise<Baseline> {
   const a = tab.activity();
-  const read = callPage(tab, [], 'checkpoint');
-  // A page waiting for its server answers nothing: the action (a goto away) goes ahead unmarked.
-  const point = await (a.awaitingServer ? within(read, READ_AT_LEAST_MS, null) : read).catch(
-    () => null,
-  );
+  // A page waiting for its server answers nothing (the driver says so at once): the action (a
+  // goto away) goes ahead unmarked.
+  const point = await callPage(tab, [], 'checkpoint').catch(() => null);
   return {
     url: tab.url(),
     documentId: point?.documentId ?? null,
@@ -58,38 +38,58 @@ export async function baseline(tab: BrowserTab): Promise<Baseline> {
   };
 }
 
-/**
- * The URL of a navigation the action started that is still waiting for its server. Only the
- * action's own: one the driver never heard end must not hold every action after it.
- */
-export function loadingSince(tab: BrowserTab, before: Baseline): string | undefined {
-  const a = tab.activity();
-  return a.navigationsSent > before.navigationsSent ? a.awaitingServer : undefined;
+/** The page's count of what it started since the mark, or why it cannot give one. */
+async function pageMark(
+  tab: BrowserTab,
+  read: 'activity' | 'activityAfterFrame',
+): Promise<PageMark | Unreadable> {
+  try {
+    return await callPage(tab, [], read);
+  } catch (e) {
+    return { unreadable: e instanceof AwaitingServerError ? 'awaiting_server' : 'failed' };
+  }
 }
 
 /**
- * The page's count of what it started, or null when it cannot say in `ms`: the document is being
- * replaced, or Chromium is holding page commands while a navigation waits for its server.
+ * One look at the tab: the page's mark first, then the driver's counters, so the driver's side is
+ * the latest (a navigation it heard start after the page was read still holds the settle).
  */
-async function domActivity(
+async function observe(
   tab: BrowserTab,
   before: Baseline,
-  ms: number,
-  read: 'activity' | 'activityAfterFrame' = 'activity',
-): Promise<ActivityMark | null> {
-  if (loadingSince(tab, before)) return null;
-  try {
-    return await within(callPage(tab, [], read), Math.max(ms, READ_AT_LEAST_MS), null);
-  } catch {
-    return null;
-  }
+  started: number,
+  look: SettleObservation['look'],
+  earlier: Seen,
+): Promise<SettleObservation> {
+  const tabClosed = tab.isClosed();
+  const dialogPending = !tabClosed && !!tab.pendingDialog();
+  const page: PageMark | Unreadable =
+    tabClosed || dialogPending
+      ? { unreadable: 'failed' }
+      : await pageMark(tab, look === 'first' ? 'activityAfterFrame' : 'activity');
+  const a = tab.activity(before.requestSeq);
+  return {
+    elapsedMs: Date.now() - started,
+    look,
+    tabClosed,
+    dialogPending,
+    driver: {
+      requestsStarted: a.requestsStarted - before.requestSeq,
+      requestsInFlight: a.requestsInFlight,
+      navigations: a.navigations - before.navigations,
+      // Only the action's own: one the driver never heard end must not hold every action after it.
+      awaitingServer: a.navigationsSent > before.navigationsSent ? a.awaitingServer : undefined,
+    },
+    page,
+    earlier,
+  };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Waits for what an action started: requests it made, a navigation, a DOM that keeps changing.
- * The page itself counts what it starts, so an action that started nothing costs one look after
+ * Waits for what an action started (src/ops/settle-table.ts decides how long): requests it made,
+ * a navigation, a DOM that keeps changing. An action that started nothing costs one look after
  * the page's next frame. Returns notes on what happened.
  */
 export async function settle(
@@ -97,107 +97,63 @@ export async function settle(
   before: Baseline,
   settleTimeoutMs: number,
 ): Promise<string[]> {
+  const rules = { ...SETTLE_RULES, timeoutMs: settleTimeoutMs };
   const started = Date.now();
-  const deadline = started + settleTimeoutMs;
-  let first = await domActivity(tab, before, settleTimeoutMs, 'activityAfterFrame');
-  if (first && first.navigations === undefined) {
-    await sleep(GRACE_MS - (Date.now() - started));
-    first = null;
-  }
-  let mutated = false;
+  let seen: Seen = { loaded: false, mutated: false };
+  let look: SettleObservation['look'] = 'first';
   let waited = false;
-  let loaded = false;
-  let dom: ActivityMark | null = null;
+  let prior: SettleObservation['page'] | undefined;
   for (;;) {
-    if (tab.isClosed() || tab.pendingDialog()) break;
-    const a = tab.activity(before.requestSeq);
-    dom = first ?? (await domActivity(tab, before, deadline - Date.now()));
-    first = null;
-    const navigated = a.navigations > before.navigations || (dom?.navigations ?? 0) > 0;
-    if (dom && dom.mutations > 0) mutated = true;
-    // The page's own count sees a request at once; the driver's may still be on its way.
-    const network = a.requestsStarted > before.requestSeq || (dom?.requests ?? 0) > 0;
-    if (!navigated && !network && dom && dom.mutations === 0) break;
-    // Once a request or a navigation is seen, the longer window holds to the end.
-    if (navigated || network) loaded = true;
-    const quietMs = loaded ? QUIET_MS : DOM_ONLY_QUIET_MS;
-    const unheard =
-      (dom?.navigations ?? 0) > 0 &&
-      a.navigations === before.navigations &&
-      a.requestsStarted === before.requestSeq &&
-      Date.now() - started < DRIVER_CATCH_UP_MS;
-    // Judged now, not when the page was read: a read taken before the driver heard the action's
-    // navigation start shows the page being left, at rest.
-    const quiet =
-      !unheard &&
-      !loadingSince(tab, before) &&
-      a.requestsInFlight === 0 &&
-      dom !== null &&
-      dom.requestsOpen === 0 &&
-      dom.sinceLastMutationMs >= quietMs;
-    if (quiet) break;
-    if (Date.now() >= deadline) {
-      return [
-        ...(await notesFor(tab, before, mutated, dom)),
-        `still_loading after ${settleTimeoutMs} ms`,
-      ];
+    const o = await observe(tab, before, started, look, seen);
+    const d = decide(o, rules);
+    seen = d.seen;
+    if (d.kind === 'wait') {
+      waited = true;
+      look = 'again';
+      prior = o.page;
+      await sleep(d.ms);
+      continue;
     }
-    waited = true;
-    // Quiet is due sooner than the next poll: look again just then.
-    const dueMs =
-      dom && !unheard && a.requestsInFlight === 0 && dom.requestsOpen === 0
-        ? quietMs - dom.sinceLastMutationMs + 2
-        : POLL_MS;
-    await sleep(Math.min(POLL_MS, Math.max(dueMs, 2)));
+    // The look that decided names the document; one stopped by a dialog has the look before it,
+    // and one that could not read the page asks once more (unreadable is no new document).
+    const named = o.dialogPending ? prior : o.page;
+    const documentAfter =
+      named && !('unreadable' in named)
+        ? named.documentId
+        : o.tabClosed || o.dialogPending
+          ? null
+          : await callPage(tab, [], 'documentId').catch(() => null);
+    return settleNotes({
+      tabClosed: tab.isClosed(),
+      urlBefore: before.url,
+      urlAfter: tab.isClosed() ? before.url : tab.url(),
+      documentBefore: before.documentId,
+      documentAfter,
+      driverNavigated: tab.activity().navigations > before.navigations,
+      mutated: seen.mutated,
+      waitedMs: waited ? Date.now() - started : undefined,
+      stillLoadingAfterMs: d.kind === 'still_loading' ? settleTimeoutMs : undefined,
+    });
   }
-  const notes = await notesFor(tab, before, mutated, dom);
-  if (waited && Date.now() - started > 200) notes.push('waited_for_render');
-  return notes;
-}
-
-/** `navigated` means a new document; a same-document route change (pushState) is `url_changed`. */
-async function notesFor(
-  tab: BrowserTab,
-  before: Baseline,
-  mutated: boolean,
-  last: ActivityMark | null,
-): Promise<string[]> {
-  const notes: string[] = [];
-  if (tab.isClosed()) return ['tab_closed'];
-  // The last activity read already names the document; unreadable (a dialog blocks the page) is
-  // not evidence of a new document.
-  const documentId =
-    last?.documentId ??
-    (loadingSince(tab, before)
-      ? null
-      : await within(callPage(tab, [], 'documentId'), READ_AT_LEAST_MS, null).catch(() => null));
-  // Unread before (the page was waiting for a server): a load the driver saw is the evidence.
-  const replaced =
-    before.documentId === null
-      ? tab.activity().navigations > before.navigations
-      : documentId !== before.documentId;
-  if (documentId !== null && replaced) notes.push('navigated');
-  else if (tab.url() !== before.url) notes.push('url_changed');
-  if (mutated && !notes.includes('navigated')) notes.push('dom_changed');
-  return notes;
 }
 
 /**
  * Waits, within the op's time, until a page whose navigation is waiting for its server takes
- * commands again: until then no script runs in it, so a read would hang past any timeout.
+ * commands again. The driver knows: a page call fails at once with AwaitingServerError until the
+ * server answers, so this asks again on every poll without anything reaching the page.
  */
 export async function untilPageAnswers(tab: BrowserTab, deadline: number): Promise<void> {
-  const url = tab.activity().awaitingServer;
-  if (!url) return;
-  const answered = tab.evaluate([], '0').then(
-    () => true,
-    () => true, // the document was replaced as it answered: the new one takes commands
-  );
-  if (await within(answered, deadline - Date.now(), false)) return;
-  throw new OpError(
-    'timeout',
-    `The page is still loading ${url}: its server has not answered, and the page takes no commands until it does. Wait and try again, or goto another page.`,
-  );
+  while (tab.activity().awaitingServer) {
+    try {
+      await tab.evaluate([], '0');
+      return;
+    } catch (e) {
+      // Any other failure (the document was replaced as it answered) is not a wait for a server.
+      if (!(e instanceof AwaitingServerError)) return;
+      if (Date.now() >= deadline) throw e;
+    }
+    await sleep(Math.min(SETTLE_RULES.pollMs, Math.max(deadline - Date.now(), 1)));
+  }
 }
 
 /** After an action that navigated: a load that failed is an error, even behind Chromium's own error page. */

@@ -92,7 +92,7 @@ export interface ActivityMark {
   /** fetch and XHR requests the page started since the mark, and those not answered yet. */
   requests: number;
   requestsOpen: number;
-  /** Navigations the document started since the mark; absent where the Navigation API is. */
+  /** Navigations the document started since the mark; absent without the Navigation API. */
   navigations?: number;
   /** This document's id: a new one after the action means it navigated. */
   documentId: string;

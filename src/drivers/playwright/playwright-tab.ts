@@ -101,7 +101,8 @@ export class PlaywrightTab implements BrowserTab {
     // A page behind a dialog (or crashed) cannot run script; the title it had is the honest answer.
     if (this.dialogs.pending() || this.dead) return this.lastTitle;
     try {
-      this.lastTitle = await within(this.page.title(), TITLE_WAIT_MS, this.lastTitle);
+      const title = this.held(() => this.page.title());
+      this.lastTitle = await within(title, TITLE_WAIT_MS, this.lastTitle);
     } catch {
       // closed or navigating: keep the last one
     }
@@ -196,8 +197,7 @@ export class PlaywrightTab implements BrowserTab {
   async evaluate(path: FramePath, expression: string): Promise<unknown> {
     await this.dialogs.guard();
     try {
-      const frame = await this.frameAt(path);
-      return await this.dialogs.script(() => frame.evaluate(expression));
+      return await this.held(() => this.evaluateIn(path, expression));
     } catch (e) {
       if (e instanceof OpError) throw e;
       if (isPageScriptError(e)) {
@@ -211,6 +211,16 @@ export class PlaywrightTab implements BrowserTab {
       }
       throw fromPlaywright(e, 'Running script in the page');
     }
+  }
+
+  private async evaluateIn(path: FramePath, expression: string): Promise<unknown> {
+    const frame = await this.frameAt(path);
+    return this.dialogs.script(() => frame.evaluate(expression));
+  }
+
+  /** A page call, failed at once while a main-frame navigation waits for its server (TabRecord). */
+  private held<T>(call: () => Promise<T>): Promise<T> {
+    return this.record.pageCall(call, () => this.page.mainFrame().evaluate('0'));
   }
 
   private async input(doing: string, send: () => Promise<void>): Promise<void> {
@@ -249,22 +259,30 @@ export class PlaywrightTab implements BrowserTab {
 
   async screenshot(options: ScreenshotOptions): Promise<Buffer> {
     try {
-      return await this.captures.run(() =>
-        this.page.screenshot({
-          ...options,
-          animations: 'disabled',
-          caret: 'hide',
-          // Applied for this capture only, into frames and shadow roots too.
-          style: SECRET_FIELD_CSS,
-          timeout: 15_000,
-        }),
-      );
+      return await this.held(() => this.capturePage(options));
     } catch (e) {
       throw fromPlaywright(e, 'Taking a screenshot');
     }
   }
 
+  private capturePage(options: ScreenshotOptions): Promise<Buffer> {
+    return this.captures.run(() =>
+      this.page.screenshot({
+        ...options,
+        animations: 'disabled',
+        caret: 'hide',
+        // Applied for this capture only, into frames and shadow roots too.
+        style: SECRET_FIELD_CSS,
+        timeout: 15_000,
+      }),
+    );
+  }
+
   captureViewport(options: { maxWidth: number; quality: number }): Promise<Buffer> {
+    return this.held(() => this.captureCompositor(options));
+  }
+
+  private captureCompositor(options: { maxWidth: number; quality: number }): Promise<Buffer> {
     return this.captures.run(async () => {
       try {
         this.cdp ??= this.page.context().newCDPSession(this.page);

@@ -387,8 +387,10 @@ export class WebDriverTab implements BrowserTab {
 
   async evaluate(path: FramePath, expression: string): Promise<unknown> {
     await this.dialogs.guard();
-    const context = await this.contextAt(path);
-    const r = await this.dialogs.script(() => this.rawEvaluate(context, expression));
+    const r = await this.held(async () => {
+      const context = await this.contextAt(path);
+      return this.dialogs.script(() => this.rawEvaluate(context, expression));
+    });
     if (r.type === 'exception') {
       const text = r.exceptionDetails?.text ?? 'error';
       if (/Execution context was destroyed|Inspected target navigated/i.test(text))
@@ -403,6 +405,11 @@ export class WebDriverTab implements BrowserTab {
       );
     }
     return fromRemote(r.result);
+  }
+
+  /** A page call, failed at once while a main-frame navigation waits for its server (TabRecord). */
+  private held<T>(call: () => Promise<T>): Promise<T> {
+    return this.record.pageCall(call, () => this.rawEvaluate(this.context, '0'));
   }
 
   private async actions(doing: string, sources: unknown[]): Promise<void> {
@@ -527,7 +534,9 @@ export class WebDriverTab implements BrowserTab {
     };
     if (options.clip) params.clip = { type: 'box', ...options.clip };
     try {
-      const r = await this.call<{ data: string }>('browsingContext.captureScreenshot', params);
+      const r = await this.held(() =>
+        this.call<{ data: string }>('browsingContext.captureScreenshot', params),
+      );
       return Buffer.from(r.data, 'base64');
     } catch (e) {
       throw fromWebDriver(e, 'Taking a screenshot');

@@ -4,7 +4,7 @@ import { OpError, toOpError } from '../../core/errors.js';
 import { scrub } from '../../core/redact.js';
 import { within } from '../../core/within.js';
 import { compactResult, type ActionResult, type Evidence } from '../../core/result.js';
-import type { BrowserTab } from '../../drivers/driver.js';
+import { AwaitingServerError, type BrowserTab } from '../../drivers/driver.js';
 import type { FileStore } from '../../files/file-store.js';
 import { auditStep } from '../../flows/runner.js';
 import { verdictOf } from '../../flows/verdict.js';
@@ -16,7 +16,7 @@ import type { CommonArgs, OpContext, OpDefinition } from '../define.js';
 import { bindReading, probedBox } from '../element.js';
 import { downloadNote } from '../files.js';
 import type { OpRequest, OpRuntime } from '../run-op.js';
-import { baseline, checkNavigation, loadingSince, settle, untilPageAnswers } from '../settle.js';
+import { baseline, checkNavigation, settle, untilPageAnswers } from '../settle.js';
 import type { Baseline } from '../settle.js';
 import {
   changesAfter,
@@ -258,7 +258,7 @@ export async function collectSideEffects(run: OpRun): Promise<void> {
  * stood is kept, so what the page did meanwhile is settled and read after (issue 17: one moment).
  */
 export async function verifyExpect(run: OpRun): Promise<void> {
-  const { tab, args, timeoutMs, rt, request, result, before } = run;
+  const { tab, args, timeoutMs, rt, request, result } = run;
   const conditions: Condition[] | undefined = args?.expect;
   if (!conditions || !tab) return;
   const options = { evaluate: rt.sessions.config.evaluate, signal: request.signal };
@@ -267,8 +267,7 @@ export async function verifyExpect(run: OpRun): Promise<void> {
   try {
     let checks = await verify(tab, conditions, 0, options);
     if (!checks.every((c) => c.passed) && Date.now() < until) {
-      if (run.settled && readable(tab) && before && !loadingSince(tab, before))
-        run.waitedFrom = await baseline(tab);
+      if (run.settled && readable(tab)) run.waitedFrom = await baseline(tab);
       checks = await verify(tab, conditions, until - Date.now(), options);
     }
     result.checks = checks;
@@ -286,27 +285,32 @@ export async function settleAfterWait(run: OpRun): Promise<void> {
 
 /** data.changes, read once the last wait is over: the same moment as page and notes. */
 export async function readChanges(run: OpRun): Promise<void> {
-  const { tab, op, args, session, rt, result, before } = run;
+  const { tab, op, args, session, rt, result } = run;
   if (!run.wantChanges || !op || !args || !readable(tab)) return;
-  const read = () =>
+  const read = (): Promise<Changes | typeof LATE> =>
     changesAfter(tab, run.trackBefore, session.reading, {
       includeRemoved: args.include_removed ?? false,
       maxChars: rt.sessions.config.changesMaxChars,
       withholdNothing: op.rereadsWholePage,
+    }).catch((e: unknown) => {
+      // A page waiting for its server answers nothing: the driver says so at once.
+      if (e instanceof AwaitingServerError) return LATE;
+      throw e;
     });
-  // The op's own time bounds a read, with a floor for an action that used it all.
-  const bounded = () => within(read(), Math.max(deadlineOf(run) - Date.now(), 1000), LATE);
-  let changes: Changes | typeof LATE;
-  try {
-    // A page still waiting for its server cannot answer at all: it is not asked.
-    changes = before && loadingSince(tab, before) ? LATE : await bounded();
-  } catch (e) {
-    // A navigation still landing replaced the document under the read; the action is done,
-    // so it is not failed for that: settle on the new document and read once more.
-    if (!(e instanceof OpError) || e.kind !== 'stale_element') throw e;
+  let changes: Changes | typeof LATE | typeof LANDING = await read().catch((e) => {
+    if (e instanceof OpError && e.kind === 'stale_element') return LANDING;
+    throw e;
+  });
+  // A navigation still landing replaced the document under the read, or one that started after
+  // settling's last look waits for its server; the action is done, so it is not failed for that:
+  // settle on the new document and read once more. One settling gave up on is not.
+  if (
+    changes === LANDING ||
+    (changes === LATE && !result.notes.some((n) => n.startsWith('still_loading')))
+  ) {
     const again = await baseline(tab);
     result.noteOnce(...(await settle(tab, again, rt.sessions.config.settleTimeoutMs)));
-    changes = await bounded();
+    changes = await read();
   }
   if (changes === LATE) changes = { note: STILL_LOADING };
   else if (run.shellsBefore && !result.notes.includes('navigated')) {
@@ -424,6 +428,7 @@ function dialogNotes(tab: BrowserTab | undefined, notes: string[]): void {
 }
 
 const LATE = Symbol('late');
+const LANDING = Symbol('landing');
 const STILL_LOADING =
   'not read: a navigation is waiting for its server, and the page answers nothing until then. Read it with snapshot once it has loaded.';
 

@@ -1,0 +1,436 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { AwaitingServerError } from '../../src/drivers/driver.js';
+import { TabRecord } from '../../src/drivers/tab-record.js';
+import {
+  SETTLE_RULES,
+  decide,
+  settleNotes,
+  type PageMark,
+  type SettleObservation,
+  type SettleOutcome,
+  type SettleRule,
+  type SettleRules,
+} from '../../src/ops/settle-table.js';
+
+/** The page's mark when the action started nothing: no mutation, request or navigation. */
+const AT_REST: PageMark = {
+  mutations: 0,
+  sinceLastMutationMs: 0,
+  requests: 0,
+  requestsOpen: 0,
+  navigations: 0,
+  documentId: 'doc-1',
+};
+
+const SAVE = 'http://app.test/save?q=x';
+
+interface Look {
+  elapsedMs?: number;
+  look?: SettleObservation['look'];
+  tabClosed?: boolean;
+  dialogPending?: boolean;
+  driver?: Partial<SettleObservation['driver']>;
+  page?: Partial<PageMark> | SettleObservation['page'];
+  earlier?: Partial<SettleObservation['earlier']>;
+}
+
+function observation(l: Look): SettleObservation {
+  const page = l.page && 'unreadable' in l.page ? l.page : { ...AT_REST, ...l.page };
+  return {
+    elapsedMs: l.elapsedMs ?? 20,
+    look: l.look ?? 'again',
+    tabClosed: l.tabClosed ?? false,
+    dialogPending: l.dialogPending ?? false,
+    driver: { requestsStarted: 0, requestsInFlight: 0, navigations: 0, ...l.driver },
+    page,
+    earlier: { loaded: false, mutated: false, ...l.earlier },
+  };
+}
+
+type Expected =
+  | { kind: 'quiet'; rule: SettleRule }
+  | { kind: 'wait'; ms: number; rule: SettleRule }
+  | { kind: 'still_loading'; rule: SettleRule };
+
+interface Row {
+  /** The race it reproduces, as the history (git log of ops/settle.ts…) recorded it. */
+  name: string;
+  look: Look;
+  rules?: Partial<SettleRules>;
+  expected: Expected;
+}
+
+/** One row per race. Read top to bottom: what one look saw, and what settling does about it. */
+const TABLE: Row[] = [
+  // Nothing started: the cheap path every action that does nothing takes.
+  {
+    name: 'nothing started: one look after the next frame answers at once',
+    look: { look: 'first', elapsedMs: 18 },
+    expected: { kind: 'quiet', rule: 'nothing_started' },
+  },
+  {
+    name: 'orbiting button: a CSS animation mutates nothing, so a click costs one look',
+    look: { look: 'first', elapsedMs: 20, page: { sinceLastMutationMs: 4000 } },
+    expected: { kind: 'quiet', rule: 'nothing_started' },
+  },
+  {
+    name: 'SETTLE_TIMEOUT_MS 0: the one look still decides quiet, not still_loading',
+    look: { look: 'first', elapsedMs: 25 },
+    rules: { timeoutMs: 0 },
+    expected: { kind: 'quiet', rule: 'nothing_started' },
+  },
+  {
+    name: 'a page without the Navigation API: the first look waits out the grace',
+    look: { look: 'first', elapsedMs: 12, page: { navigations: undefined } },
+    expected: { kind: 'wait', ms: 18, rule: 'no_navigation_api_grace' },
+  },
+  {
+    name: 'a page without the Navigation API: after the grace, nothing heard is nothing started',
+    look: { look: 'again', elapsedMs: 31, page: { navigations: undefined } },
+    expected: { kind: 'quiet', rule: 'nothing_started' },
+  },
+  {
+    name: 'a page without the Navigation API: a navigation the driver heard in the grace holds',
+    look: {
+      look: 'again',
+      elapsedMs: 31,
+      page: { navigations: undefined },
+      driver: { navigations: 1, requestsStarted: 1, awaitingServer: SAVE },
+    },
+    expected: { kind: 'wait', ms: 25, rule: 'awaiting_server' },
+  },
+  // DOM-only changes: the handler rendered by itself.
+  {
+    name: 'DOM-only render over several frames: waits until 50 ms without a mutation',
+    look: { page: { mutations: 3, sinceLastMutationMs: 16 } },
+    expected: { kind: 'wait', ms: 25, rule: 'dom_changing' },
+  },
+  {
+    name: 'DOM-only render: quiet is due before the next poll, so it looks again just then',
+    look: { page: { mutations: 3, sinceLastMutationMs: 40 } },
+    expected: { kind: 'wait', ms: 12, rule: 'dom_changing' },
+  },
+  {
+    name: 'DOM-only render: 50 ms without a mutation is settled',
+    look: { page: { mutations: 3, sinceLastMutationMs: 52 } },
+    expected: { kind: 'quiet', rule: 'quiet' },
+  },
+  {
+    name: 'a DOM that never stops changing (a ticking clock): still_loading at the deadline',
+    look: { elapsedMs: 5000, page: { mutations: 250, sinceLastMutationMs: 8 } },
+    expected: { kind: 'still_loading', rule: 'deadline' },
+  },
+  // Requests.
+  {
+    name: 'SPA transient: the route change fetched, so its render gets 120 ms of quiet',
+    look: {
+      driver: { requestsStarted: 1 },
+      page: { requests: 1, mutations: 5, sinceLastMutationMs: 60 },
+    },
+    expected: { kind: 'wait', ms: 25, rule: 'dom_changing' },
+  },
+  {
+    name: 'SPA transient: a spinner removed 120 ms ago is settled',
+    look: {
+      driver: { requestsStarted: 1 },
+      page: { requests: 1, mutations: 5, sinceLastMutationMs: 121 },
+    },
+    expected: { kind: 'quiet', rule: 'quiet' },
+  },
+  {
+    name: 'SPA transient: once a request was seen the longer window holds to the end',
+    look: { earlier: { loaded: true }, page: { mutations: 2, sinceLastMutationMs: 80 } },
+    expected: { kind: 'wait', ms: 25, rule: 'dom_changing' },
+  },
+  {
+    name: 'request heard late by the driver: the page counted it the moment fetch was called',
+    look: { look: 'first', page: { requests: 1, requestsOpen: 1 } },
+    expected: { kind: 'wait', ms: 25, rule: 'requests_in_flight' },
+  },
+  {
+    name: 'a request only the driver sees (a beacon, a worker) holds while in flight',
+    look: { driver: { requestsStarted: 1, requestsInFlight: 1 }, page: { mutations: 0 } },
+    expected: { kind: 'wait', ms: 25, rule: 'requests_in_flight' },
+  },
+  {
+    name: 'stream or long body: answered (headers in) is settled, the body is not waited for',
+    look: {
+      driver: { requestsStarted: 1, requestsInFlight: 0 },
+      page: { requests: 1, requestsOpen: 0, mutations: 1, sinceLastMutationMs: 130 },
+    },
+    expected: { kind: 'quiet', rule: 'quiet' },
+  },
+  {
+    name: 'a request that outlives the settle: still_loading at the deadline',
+    look: { elapsedMs: 5010, driver: { requestsStarted: 1, requestsInFlight: 1 } },
+    expected: { kind: 'still_loading', rule: 'deadline' },
+  },
+  // Navigations.
+  {
+    name: 'navigation awaiting its server (held form post): the page answers nothing, settling waits',
+    look: {
+      driver: { requestsStarted: 1, requestsInFlight: 1, navigations: 1, awaitingServer: SAVE },
+      page: { unreadable: 'awaiting_server' },
+    },
+    expected: { kind: 'wait', ms: 25, rule: 'awaiting_server' },
+  },
+  {
+    name: 'held form post read before the driver heard it start: the page being left reads at rest',
+    look: {
+      driver: { requestsStarted: 1, navigations: 1, awaitingServer: SAVE },
+      page: { navigations: 1, sinceLastMutationMs: 900 },
+    },
+    expected: { kind: 'wait', ms: 25, rule: 'awaiting_server' },
+  },
+  {
+    name: 'held form post at the deadline: still_loading, the action answers while the server holds',
+    look: {
+      elapsedMs: 5000,
+      driver: { requestsStarted: 1, navigations: 1, awaitingServer: SAVE },
+      page: { unreadable: 'awaiting_server' },
+    },
+    expected: { kind: 'still_loading', rule: 'deadline' },
+  },
+  {
+    name: 'a page held by a navigation the action did not start waits like any unreadable page',
+    look: { page: { unreadable: 'awaiting_server' } },
+    expected: { kind: 'wait', ms: 25, rule: 'page_unreadable' },
+  },
+  {
+    name: 'navigation the page reported but the driver has not heard yet (a GET form submission)',
+    look: { elapsedMs: 40, page: { navigations: 1, sinceLastMutationMs: 300 } },
+    expected: { kind: 'wait', ms: 25, rule: 'navigation_unheard' },
+  },
+  {
+    name: 'a cancelled navigation never reaches the network: past the catch-up bound it holds nothing',
+    look: { elapsedMs: 2000, page: { navigations: 1, sinceLastMutationMs: 2000 } },
+    expected: { kind: 'quiet', rule: 'quiet' },
+  },
+  {
+    name: 'document being replaced: a read that met the swap looks again',
+    look: { driver: { navigations: 1, requestsStarted: 1 }, page: { unreadable: 'failed' } },
+    expected: { kind: 'wait', ms: 25, rule: 'page_unreadable' },
+  },
+  {
+    name: 'navigation landed: the new document counts from zero, and gets 120 ms of quiet',
+    look: { driver: { navigations: 1, requestsStarted: 3 }, page: { sinceLastMutationMs: 40 } },
+    expected: { kind: 'wait', ms: 25, rule: 'dom_changing' },
+  },
+  {
+    name: 'navigation landed and the new document is quiet: settled',
+    look: { driver: { navigations: 1, requestsStarted: 3 }, page: { sinceLastMutationMs: 125 } },
+    expected: { kind: 'quiet', rule: 'quiet' },
+  },
+  {
+    name: 'SPA route change by pushState: the page reported it, the driver heard it at once',
+    look: {
+      driver: { navigations: 1 },
+      page: { navigations: 1, mutations: 4, sinceLastMutationMs: 130 },
+    },
+    expected: { kind: 'quiet', rule: 'quiet' },
+  },
+  {
+    name: 'download click: its navigation became a download; the request heard is the download',
+    look: {
+      driver: { requestsStarted: 1, requestsInFlight: 0 },
+      page: { navigations: 1, sinceLastMutationMs: 150 },
+    },
+    expected: { kind: 'quiet', rule: 'quiet' },
+  },
+  {
+    name: 'download click before the browser called it a download: its navigation is awaited',
+    look: {
+      driver: { requestsStarted: 1, requestsInFlight: 1, awaitingServer: 'http://app.test/f.csv' },
+      page: { navigations: 1 },
+    },
+    expected: { kind: 'wait', ms: 25, rule: 'awaiting_server' },
+  },
+  // The tab itself.
+  {
+    name: 'dialog opened by the action: it is the outcome, settling stops',
+    look: { dialogPending: true, page: { unreadable: 'failed' } },
+    expected: { kind: 'quiet', rule: 'dialog_opened' },
+  },
+  {
+    name: 'dialog opened while a request is in flight: still the outcome',
+    look: { dialogPending: true, driver: { requestsStarted: 1, requestsInFlight: 1 } },
+    expected: { kind: 'quiet', rule: 'dialog_opened' },
+  },
+  {
+    name: 'tab closed by the action (window.close): nothing left to wait for',
+    look: { tabClosed: true, page: { unreadable: 'failed' } },
+    expected: { kind: 'quiet', rule: 'tab_closed' },
+  },
+];
+
+describe('the settle decision table', () => {
+  for (const row of TABLE) {
+    test(row.name, () => {
+      const rules = { ...SETTLE_RULES, timeoutMs: 5000, ...row.rules };
+      const d = decide(observation(row.look), rules);
+      const got =
+        d.kind === 'wait'
+          ? { kind: d.kind, ms: d.ms, rule: d.rule }
+          : { kind: d.kind, rule: d.rule };
+      assert.deepEqual(got, row.expected);
+    });
+  }
+
+  test('a request or a navigation seen once stays seen; so does a mutation', () => {
+    const rules = { ...SETTLE_RULES, timeoutMs: 5000 };
+    const d = decide(observation({ page: { requests: 1, requestsOpen: 1, mutations: 2 } }), rules);
+    assert.deepEqual(d.seen, { loaded: true, mutated: true });
+    const later = decide(
+      observation({ earlier: d.seen, page: { sinceLastMutationMs: 10 } }),
+      rules,
+    );
+    assert.deepEqual(later.seen, { loaded: true, mutated: true });
+  });
+
+  test('every rule of the table has a row', () => {
+    const rows = new Set(TABLE.map((r) => r.expected.rule));
+    const rules: SettleRule[] = [
+      'tab_closed',
+      'dialog_opened',
+      'no_navigation_api_grace',
+      'nothing_started',
+      'quiet',
+      'deadline',
+      'awaiting_server',
+      'page_unreadable',
+      'navigation_unheard',
+      'requests_in_flight',
+      'dom_changing',
+    ];
+    assert.deepEqual(
+      rules.filter((r) => !rows.has(r)),
+      [],
+    );
+  });
+});
+
+describe('the notes a settle gives', () => {
+  const base: SettleOutcome = {
+    tabClosed: false,
+    urlBefore: 'http://app.test/',
+    urlAfter: 'http://app.test/',
+    documentBefore: 'doc-1',
+    documentAfter: 'doc-1',
+    driverNavigated: false,
+    mutated: false,
+  };
+  const cases: { name: string; outcome: Partial<SettleOutcome>; notes: string[] }[] = [
+    { name: 'nothing happened', outcome: {}, notes: [] },
+    {
+      name: 'a new document is navigated',
+      outcome: { documentAfter: 'doc-2' },
+      notes: ['navigated'],
+    },
+    {
+      name: 'a pushState route change is url_changed with its render',
+      outcome: { urlAfter: 'http://app.test/#/b', mutated: true },
+      notes: ['url_changed', 'dom_changed'],
+    },
+    {
+      name: 'unread before (a navigation was waiting): a load the driver saw is navigated',
+      outcome: { documentBefore: null, documentAfter: 'doc-2', driverNavigated: true },
+      notes: ['navigated'],
+    },
+    {
+      name: 'unreadable after (a dialog): no evidence of a new document',
+      outcome: { documentAfter: null, urlAfter: 'http://app.test/next' },
+      notes: ['url_changed'],
+    },
+    { name: 'the tab closed', outcome: { tabClosed: true, mutated: true }, notes: ['tab_closed'] },
+    {
+      name: 'held form post at the deadline: the page being left, still loading',
+      outcome: { stillLoadingAfterMs: 5000, urlAfter: SAVE },
+      notes: ['url_changed', 'still_loading after 5000 ms'],
+    },
+    {
+      name: 'a wait longer than 200 ms is waited_for_render',
+      outcome: { mutated: true, waitedMs: 240 },
+      notes: ['dom_changed', 'waited_for_render'],
+    },
+  ];
+  for (const c of cases)
+    test(c.name, () => assert.deepEqual(settleNotes({ ...base, ...c.outcome }), c.notes));
+});
+
+describe("the driver's knowledge: a navigation waiting for its server", () => {
+  const probeNever = () => new Promise<never>(() => {});
+
+  test('a page call on a tab awaiting its server fails at once, naming the URL', async () => {
+    const record = new TabRecord<string>();
+    record.navigationSent(SAVE);
+    await assert.rejects(
+      record.pageCall(() => Promise.resolve(1), probeNever),
+      (e: unknown) => e instanceof AwaitingServerError && e.url === SAVE && e.kind === 'timeout',
+    );
+  });
+
+  test('a call in flight when a navigation starts to wait fails at once', async () => {
+    const record = new TabRecord<string>();
+    const call = record.pageCall(() => new Promise<number>(() => {}), probeNever);
+    record.navigationSent(SAVE);
+    await assert.rejects(call, AwaitingServerError);
+  });
+
+  test('a same-document navigation (sent and ended in one task) fails nothing', async () => {
+    const record = new TabRecord<string>();
+    let answer = (_: number) => {};
+    const call = record.pageCall(() => new Promise<number>((r) => (answer = r)), probeNever);
+    record.navigationSent('http://app.test/#b');
+    record.navigationEnded('http://app.test/#b');
+    await Promise.resolve();
+    answer(7);
+    assert.equal(await call, 7);
+  });
+
+  test('the server answered: calls go through again', async () => {
+    const record = new TabRecord<string>();
+    record.navigationSent(SAVE);
+    record.navigationAnswered(SAVE, 200);
+    assert.equal(await record.pageCall(() => Promise.resolve(2), probeNever), 2);
+  });
+
+  test('the late load event of the page being left does not end the wait (its URL differs)', async () => {
+    const record = new TabRecord<string>();
+    record.navigationSent(SAVE);
+    record.navigationEnded('http://app.test/form.html');
+    assert.equal(record.activity().awaitingServer, SAVE);
+    record.navigationEnded(`${SAVE}#done`);
+    assert.equal(record.activity().awaitingServer, undefined, 'the fragment is ignored');
+  });
+
+  test('a page that answers the probe is not held: calls go through, settling still waits', async () => {
+    const record = new TabRecord<string>();
+    record.navigationSent(SAVE);
+    let probes = 0;
+    let answer = () => {};
+    const probe = () => (probes++, new Promise<void>((r) => (answer = r)));
+    await assert.rejects(
+      record.pageCall(() => Promise.resolve(1), probe),
+      AwaitingServerError,
+    );
+    await assert.rejects(
+      record.pageCall(() => Promise.resolve(1), probe),
+      AwaitingServerError,
+    );
+    assert.equal(probes, 1, 'one probe per awaited URL');
+    answer();
+    await new Promise((r) => setImmediate(r));
+    assert.equal(await record.pageCall(() => Promise.resolve(3), probe), 3);
+    assert.equal(record.activity().awaitingServer, SAVE);
+  });
+
+  test('a download of the awaited URL, and an aborted navigation, are no failed load', () => {
+    const record = new TabRecord<string>();
+    record.navigationSent('http://app.test/f.csv');
+    record.navigationFailed('http://app.test/f.csv', 'net::ERR_ABORTED');
+    record.download('http://app.test/f.csv');
+    assert.equal(record.activity().awaitingServer, undefined);
+    assert.equal(record.activity().lastNavigation, undefined);
+  });
+});
