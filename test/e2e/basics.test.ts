@@ -111,6 +111,20 @@ describe('navigation and the ActionResult', () => {
     assert.equal(loaded.body.page?.title, 'Saved');
   });
 
+  test('an expect on a page whose form waits for its server fails in its time, naming the URL', async () => {
+    const answer = slowForm('/held');
+    await h.op('goto', { url: `${h.server.PREFIX}/held.html` });
+    const click = await h.op('click', {
+      target: { role: 'button', name: 'Save' },
+      expect: { text_visible: 'Saved' },
+      timeout: 1500,
+    });
+    answer();
+    assert.equal(click.body.error?.kind, 'verification_failed', JSON.stringify(click.body));
+    const seen = click.body.verification.checks?.[0].observed as { error?: string };
+    assert.match(seen.error ?? '', /still loading .*\/held-save\?q=x/);
+  });
+
   test('goto leaves a page whose form is still waiting for its server', async () => {
     const answer = slowForm('/stuck');
     await h.op('goto', { url: `${h.server.PREFIX}/stuck.html` });
