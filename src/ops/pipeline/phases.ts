@@ -276,11 +276,21 @@ export async function verifyExpect(run: OpRun): Promise<void> {
   }
 }
 
+/**
+ * Settling after a verify that used the op's whole time still gets this long: a page that
+ * navigated as the expect passed finishes loading, within a small margin over the timeout.
+ */
+const AFTER_WAIT_AT_LEAST_MS = 500;
+
 /** After a verify that waited: what the page did meanwhile (a navigation, a render) is let settle. */
 export async function settleAfterWait(run: OpRun): Promise<void> {
-  const { tab, waitedFrom } = run;
+  const { tab, waitedFrom, result } = run;
   if (!waitedFrom || tab !== run.actedOn || !readable(tab)) return;
-  run.result.noteOnce(...(await settle(tab, waitedFrom, run.rt.sessions.config.settleTimeoutMs)));
+  // A page that never went quiet said so already; waiting for it again would only add the time.
+  if (result.notes.some((n) => n.startsWith('still_loading'))) return;
+  const left = Math.max(deadlineOf(run) - Date.now(), AFTER_WAIT_AT_LEAST_MS);
+  const ms = Math.min(run.rt.sessions.config.settleTimeoutMs, left);
+  result.noteOnce(...(await settle(tab, waitedFrom, ms)));
 }
 
 /** data.changes, read once the last wait is over: the same moment as page and notes. */
