@@ -9,6 +9,7 @@ import type { FileStore } from '../files/file-store.js';
 import type { Secrets } from '../secrets/secrets.js';
 import type { FlowLibrary } from '../flows/library.js';
 import { auditStep, type RunRef } from '../flows/runner.js';
+import { bounded } from './deadline.js';
 import { verdictOf } from '../flows/verdict.js';
 import { captureScreen, type Screen } from '../logs/frames.js';
 import type { SessionLog } from '../logs/session-log.js';
@@ -47,14 +48,28 @@ export interface OpRuntime {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Runs one op on its session, one at a time; every surface calls this. */
-export function runOp(rt: OpRuntime, request: OpRequest): Promise<ActionResult> {
+/**
+ * Runs one op on its session, one at a time, within its timeout plus DEADLINE_MARGIN_MS; every
+ * surface calls this.
+ */
+export async function runOp(rt: OpRuntime, request: OpRequest): Promise<ActionResult> {
   const op = rt.ops.get(request.op);
+  const { session } = request;
   // status never waits behind other ops (DESIGN §6).
   if (op && !op.browser) return execute(rt, request);
-  return request.session.exclusive(() =>
-    request.signal?.aborted ? notStarted(rt, request) : execute(rt, request),
-  );
+  // A close does not wait behind an op that holds the session: it ends the browser under it.
+  if (op?.name === 'close' && session.busy) await rt.sessions.closeUnder(session, request.op);
+  let answered: (result: ActionResult) => void = () => undefined;
+  const answer = new Promise<ActionResult>((resolve) => (answered = resolve));
+  // The session stays held until the op's work ends, even when its answer came at the deadline.
+  const held = session.exclusive(async () => {
+    if (request.signal?.aborted) return answered(await notStarted(rt, request));
+    const run = bounded(rt, request, () => execute(rt, request));
+    void run.answer.then(answered);
+    await run.done;
+  });
+  held.catch(() => undefined);
+  return Promise.race([answer, held.then(() => answer)]);
 }
 
 /**
@@ -150,14 +165,15 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
       },
       runNested: (name, nestedArgs, nested = {}) => {
         request.onProgress?.(nested.progress ?? `step ${++step}: ${name}`);
-        return execute(rt, {
+        const nestedRequest = {
           ...request,
           op: name,
           args: nestedArgs,
           run: nested.run ?? request.run,
           signal: nested.signal ?? request.signal,
           surface: nested.surface ?? request.surface,
-        });
+        };
+        return bounded(rt, nestedRequest, () => execute(rt, nestedRequest)).answer;
       },
       ops: rt.ops,
       flows: rt.flows,

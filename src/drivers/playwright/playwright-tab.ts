@@ -12,9 +12,11 @@ import { within } from '../../core/within.js';
 import {
   RESOURCE_TYPES,
   SECRET_FIELD_CSS,
+  PROBE_WAIT_MS,
   TITLE_WAIT_MS,
   frameScale,
   type BrowserTab,
+  type InterruptOutcome,
   type ConsoleEntry,
   type ConsoleLevel,
   type DialogAnswer,
@@ -428,6 +430,42 @@ export class PlaywrightTab implements BrowserTab {
 
   crashed(): boolean {
     return this.dead;
+  }
+
+  async interrupt(): Promise<InterruptOutcome> {
+    // A navigation waiting for its server holds every command, yet no script runs to stop.
+    if (this.dead || this.page.isClosed() || this.activity().awaitingServer) return 'answering';
+    // The main frame's renderer and each out-of-process iframe's run script on threads of their
+    // own; a same-process iframe has no session of its own and stops with its parent's.
+    const main = this.page.mainFrame();
+    const stopped = await Promise.all(
+      this.page.frames().map(async (frame) => {
+        const answers = await within(
+          frame.evaluate('1').then(
+            () => true,
+            () => true,
+          ),
+          PROBE_WAIT_MS,
+          false,
+        );
+        if (answers) return false;
+        const cdp = await (
+          frame === main
+            ? (this.cdp ??= this.page.context().newCDPSession(this.page))
+            : this.page.context().newCDPSession(frame)
+        ).catch(() => undefined);
+        if (!cdp) return false;
+        // Stops the script running now: the calls waiting on it fail, the page answers again.
+        await within(
+          cdp.send('Runtime.terminateExecution').catch(() => undefined),
+          1000,
+          undefined,
+        );
+        if (frame !== main) await cdp.detach().catch(() => undefined);
+        return true;
+      }),
+    );
+    return stopped.some(Boolean) ? 'stopped' : 'answering';
   }
 
   async bringToFront(): Promise<void> {
