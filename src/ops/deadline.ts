@@ -14,8 +14,15 @@ import type { RunRef } from '../flows/runner.js';
  */
 export const DEADLINE_MARGIN_MS = 1000;
 
-/** Of the margin, what stopping a stuck page may take; the rest is the op's to finish. */
-const INTERRUPT_MS = 600;
+/**
+ * What stopping a stuck page may take: Playwright's terminate takes a probe (~0.3 s); replacing
+ * a WebDriver tab 0.7-1.1 s more on a Grid, which may run past the margin rather than end the
+ * whole browser (cookies, logins).
+ */
+const INTERRUPT_MS = 2000;
+
+/** What an op gets to finish after its page was interrupted, however long that took. */
+const AFTER_INTERRUPT_MS = 300;
 
 /**
  * How long the session stays held for an op answered at its deadline while it still runs, so the
@@ -92,7 +99,8 @@ export function bounded(
     const interruption = await rt.sessions
       .interrupt(session, request.op, timeoutMs, INTERRUPT_MS)
       .catch(() => undefined);
-    const result = await within(work, due() + DEADLINE_MARGIN_MS - Date.now() - 50, LATE);
+    const left = due() + DEADLINE_MARGIN_MS - Date.now() - 50;
+    const result = await within(work, Math.max(left, interruption ? AFTER_INTERRUPT_MS : 0), LATE);
     if (result !== LATE) return reported(rt, session, result);
     // Stopped and still stuck: the browser is let go of, so the op's calls fail now.
     if (interruption) rt.sessions.abandonBrowser(session);

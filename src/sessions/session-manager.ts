@@ -405,19 +405,15 @@ export class SessionManager {
     session.activeTabId = fresh.id;
     session.pointer = undefined;
     session.reading.forgetPages();
-    // The load is not waited for past the op's margin: the next op waits for the page as usual.
+    // The load is not waited for: the next op waits for the page as it does after any goto.
     if (back && back !== 'about:blank')
-      await within(
-        fresh.goto(back, session.settings.navigationTimeoutMs).catch(() => undefined),
-        Math.max(until - Date.now(), 0),
-        undefined,
-      );
+      void fresh.goto(back, session.settings.navigationTimeoutMs).catch(() => undefined);
     const where = back ? `reloaded at ${back}` : 'left blank';
     return this.interrupted
       .set(session, {
         error: new OpError(
           'timeout',
-          `${ran}, and WebDriver cannot stop a page's script, so tab ${fresh.id} was closed and ${where}. Cookies and logins are kept; the page's own state (form input, scroll, script state) was lost, and what ${op} did may not have happened. Read the page (snapshot) before going on.`,
+          `${ran}, and WebDriver cannot stop a page's script, so tab ${fresh.id} was closed and ${back ? `reopened at ${back}` : 'reopened blank'}. Cookies and logins are kept; the page's own state (form input, scroll, script state) was lost, and what ${op} did may not have happened. Read the page (snapshot) before going on.`,
         ),
         note: `tab_interrupted: the page's script ran past ${op}'s timeout; the tab was ${where}, its in-page state (form input, scroll) was lost`,
       })

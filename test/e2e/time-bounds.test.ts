@@ -57,9 +57,10 @@ function assertInterrupted(r: OpResponse & { ms: number }, timeoutMs: number): v
   assert.equal(r.body.ok, false, JSON.stringify(r.body));
   assert.equal(r.body.error?.kind, 'timeout', JSON.stringify(r.body.error));
   assert.ok(r.ms < timeoutMs + SLACK_MS, `answered in ${r.ms} ms against ${timeoutMs}`);
-  const said = `${r.body.error?.message} ${(r.body.notes ?? []).join(' ')}`;
+  const notes = (r.body.notes ?? []).join(' ');
   // Playwright stops the script; WebDriver cannot, so the tab goes and its state with it.
-  assert.match(said, BACKEND === 'grid' ? /tab_interrupted|reloaded|state/ : /stopped/, said);
+  assert.match(notes, BACKEND === 'grid' ? /^tab_interrupted: .*lost/ : /^script_stopped: /, notes);
+  assert.match(r.body.error!.message, BACKEND === 'grid' ? /reopened at http/ : /was stopped/);
 }
 
 /** The session answers the next op as usual. */

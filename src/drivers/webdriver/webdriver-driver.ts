@@ -280,13 +280,15 @@ export class WebDriverSession implements BrowserSession, TabHost {
     const old = [...this.open.values()].find((t) => t === crashed);
     if (!old) return this.newTab();
     if (!old.crashed()) {
-      // A page stuck in script takes no navigation: its context goes, a new one takes its id.
+      // A page stuck in script takes no navigation: a new context takes its id, then it goes
+      // (first, since closing a browser's last tab ends the browser).
+      const tab = await this.newTab(old.id);
       await old.abandon(
         new OpError('timeout', `Tab ${old.id} was closed: its page's script did not stop.`),
         STUCK_CLOSE_MS,
       );
       this.open.delete(old.context);
-      return this.newTab(old.id);
+      return tab;
     }
     try {
       await this.bidi.call('browsingContext.navigate', {
