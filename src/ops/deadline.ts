@@ -21,6 +21,12 @@ export const DEADLINE_MARGIN_MS = 1000;
  */
 const INTERRUPT_MS = 2000;
 
+/**
+ * How long past its deadline an op on a page that answers may go on: the runner still grants an
+ * `expect` up to 2 s after a slow action, and a settle and a changes read windows of their own.
+ */
+const ANSWERING_GRACE_MS = 5000;
+
 /** What an op gets to finish after its page was interrupted, however long that took. */
 const AFTER_INTERRUPT_MS = 300;
 
@@ -100,7 +106,10 @@ export function bounded(
       .interrupt(session, request.op, timeoutMs, INTERRUPT_MS)
       .catch(() => undefined);
     const left = due() + DEADLINE_MARGIN_MS - Date.now() - 50;
-    const result = await within(work, Math.max(left, interruption ? AFTER_INTERRUPT_MS : 0), LATE);
+    const waiting = !!session.activeTab()?.activity().awaitingServer;
+    // A page that answers lets the op finish the bounded reads it does after its action.
+    const floor = interruption ? AFTER_INTERRUPT_MS : waiting ? 0 : ANSWERING_GRACE_MS;
+    const result = await within(work, Math.max(left, floor), LATE);
     if (result !== LATE) return reported(rt, session, result);
     // Stopped and still stuck: the browser is let go of, so the op's calls fail now.
     if (interruption) rt.sessions.abandonBrowser(session);
@@ -137,7 +146,7 @@ function lateAnswer(
   const waiting = tab?.activity().awaitingServer;
   const message = taken
     ? `${taken.error.message} It still did not answer after that, so its browser was ended: the next op opens a new one on the last URL.`
-    : `${request.op} did not finish within its timeout of ${timeoutMs} ms${waiting ? `: the page is still waiting for its server at ${waiting}` : ''}. It may still complete in the browser: read the page (snapshot) before repeating it, or give it a longer timeout.`;
+    : `${request.op} did not finish within its timeout of ${timeoutMs} ms${waiting ? `: the page is still loading ${waiting} (its server has not answered yet)` : ''}. It may still complete in the browser: read the page (snapshot) before repeating it, or give it a longer timeout.`;
   const notes = taken ? [taken.note] : [];
   const result: ActionResult = {
     ok: false,
