@@ -384,7 +384,6 @@ async function hostilePages(
       url: `${b}/rel/loop-click.html`,
       act: ['click', { target: { role: 'button', name: 'Freeze' } }],
       budget: OP_MS,
-      open: bounds,
     },
     {
       name: 'a 20,000-row DOM',
@@ -405,7 +404,6 @@ async function hostilePages(
       name: 'a server that never finishes the page',
       url: `${b}/rel/hang`,
       budget: NAV_MS,
-      open: bounds,
     },
   ];
   try {

@@ -22,10 +22,14 @@ export const DEADLINE_MARGIN_MS = 1000;
 const INTERRUPT_MS = 2000;
 
 /**
- * How long past its deadline an op on a page that answers may go on: the runner still grants an
- * `expect` up to 2 s after a slow action, and a settle and a changes read windows of their own.
+ * How long past its deadline an acting op on a page that answers may go on: the runner still
+ * grants an `expect` up to 2 s after a slow action, and a settle and a changes read windows of
+ * their own. A read has none of these: it gets the margin only.
  */
-const ANSWERING_GRACE_MS = 5000;
+const ANSWERING_GRACE_MS = 3000;
+
+/** Main-frame navigations during one op past which its page is taken to be loading in a loop. */
+const LOOPING_NAVIGATIONS = 4;
 
 /** What an op gets to finish after its page was interrupted, however long that took. */
 const AFTER_INTERRUPT_MS = 300;
@@ -88,6 +92,7 @@ export function bounded(
   const timeoutMs = opTimeoutMs(op, request.args, session);
   const started = Date.now();
   const openingBefore = rt.sessions.openingSpent(session);
+  const navigationsBefore = session.activeTab()?.activity().navigationsSent ?? 0;
   const guards = running.get(session) ?? [];
   running.set(session, guards);
   // Steps of a batch or flow have deadlines of their own: the op running them is not cut.
@@ -106,9 +111,13 @@ export function bounded(
       .interrupt(session, request.op, timeoutMs, INTERRUPT_MS)
       .catch(() => undefined);
     const left = due() + DEADLINE_MARGIN_MS - Date.now() - 50;
-    const waiting = !!session.activeTab()?.activity().awaitingServer;
-    // A page that answers lets the op finish the bounded reads it does after its action.
-    const floor = interruption ? AFTER_INTERRUPT_MS : waiting ? 0 : ANSWERING_GRACE_MS;
+    const activity = session.activeTab()?.activity();
+    // A page that keeps loading (a server not answering, a reload loop) never lets a read finish.
+    const loading =
+      !!activity?.awaitingServer ||
+      (activity?.navigationsSent ?? 0) - navigationsBefore >= LOOPING_NAVIGATIONS;
+    // A page that answers lets an acting op finish the bounded reads it does after its action.
+    const floor = interruption ? AFTER_INTERRUPT_MS : loading || !op?.acts ? 0 : ANSWERING_GRACE_MS;
     const result = await within(work, Math.max(left, floor), LATE);
     if (result !== LATE) return reported(rt, session, result);
     // Stopped and still stuck: the browser is let go of, so the op's calls fail now.
