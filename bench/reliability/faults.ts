@@ -398,7 +398,6 @@ async function hostilePages(
       url: `${b}/rel/js-redirect-loop.html`,
       act: ['snapshot', {}],
       budget: OP_MS,
-      open: bounds,
     },
     {
       name: 'a server that never finishes the page',

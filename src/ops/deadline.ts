@@ -40,6 +40,12 @@ const AFTER_INTERRUPT_MS = 300;
  */
 const HOLD_MS = 10_000;
 
+/**
+ * The same for an op whose page was not stuck but kept loading: what is left of its work only
+ * reads the page, and the next op (often a goto away) must not wait behind it.
+ */
+const LATE_HOLD_MS = 1000;
+
 const LATE = Symbol('late');
 
 interface Guard {
@@ -101,6 +107,7 @@ export function bounded(
   guards.push(guard);
   const work = run().finally(() => guards.splice(guards.indexOf(guard), 1));
   const due = () => started + timeoutMs + rt.sessions.openingMs(session, started, openingBefore);
+  let interrupted = false;
   const answer = (async (): Promise<ActionResult> => {
     // Opening a browser does not count against the op's time: the deadline moves with it.
     for (let left = due() - Date.now(); left > 0 || guard.composite; left = due() - Date.now()) {
@@ -112,9 +119,11 @@ export function bounded(
       .catch(() => undefined);
     const left = due() + DEADLINE_MARGIN_MS - Date.now() - 50;
     const activity = session.activeTab()?.activity();
-    // A page that keeps loading (a server not answering, a reload loop) never lets a read finish.
+    // A page that keeps loading (a server not answering or not finishing, a reload loop) never
+    // lets a read finish.
     const loading =
       !!activity?.awaitingServer ||
+      (activity?.requestsInFlight ?? 0) > 0 ||
       (activity?.navigationsSent ?? 0) - navigationsBefore >= LOOPING_NAVIGATIONS;
     // A page that answers lets an acting op finish the bounded reads it does after its action.
     const floor = interruption ? AFTER_INTERRUPT_MS : loading || !op?.acts ? 0 : ANSWERING_GRACE_MS;
@@ -122,9 +131,10 @@ export function bounded(
     if (result !== LATE) return reported(rt, session, result);
     // Stopped and still stuck: the browser is let go of, so the op's calls fail now.
     if (interruption) rt.sessions.abandonBrowser(session);
+    interrupted = !!interruption;
     return lateAnswer(rt, request, started, timeoutMs, interruption);
   })();
-  const done = answer.then(() => within(work, HOLD_MS, undefined));
+  const done = answer.then(() => within(work, interrupted ? HOLD_MS : LATE_HOLD_MS, undefined));
   return { answer, done };
 }
 

@@ -37,6 +37,9 @@ import { OneAtATime } from '../one-at-a-time.js';
 import { TabRecord } from '../tab-record.js';
 import { fromPlaywright, isPageScriptError, stripPrefix } from './errors.js';
 
+/** Times a goto is sent when the page's own navigations keep cancelling it (a reload loop). */
+const GOTO_ATTEMPTS = 4;
+
 /** One Playwright page as a Driver tab. */
 export class PlaywrightTab implements BrowserTab {
   private readonly record = new TabRecord<Request>();
@@ -117,26 +120,43 @@ export class PlaywrightTab implements BrowserTab {
       this.navigation(`Loading ${url}`, () =>
         this.page.goto(url, { timeout: ms, waitUntil: 'domcontentloaded' }),
       );
-    try {
-      return await load(timeoutMs);
-    } catch (e) {
-      // Chromium queues our navigation behind commands held by an earlier one that waits for its
-      // server; answered, that one commits first and Playwright calls ours interrupted, though
-      // ours still goes on after it.
-      const stale =
-        earlier !== undefined &&
-        earlier !== url &&
-        `interrupted by another navigation to "${earlier}"`;
-      if (!stale || !(e instanceof OpError) || !e.message.includes(stale)) throw e;
-      const outcome = await this.navigation(`Loading ${url}`, async () => {
-        await this.page.waitForURL((u) => u.href !== earlier, {
-          timeout: Math.max(deadline - Date.now(), 1),
-          waitUntil: 'domcontentloaded',
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const outcome = await load(Math.max(deadline - Date.now(), 1));
+        // Aborted by the page's own reload of itself (a loop): sent again while time is left.
+        const cancelled =
+          /ERR_ABORTED/.test(outcome.error ?? '') && earlier !== url && this.page.url() === earlier;
+        if (!cancelled || attempt >= GOTO_ATTEMPTS - 1 || Date.now() >= deadline) return outcome;
+      } catch (e) {
+        // Chromium queues our navigation behind commands held by an earlier one that waits for
+        // its server; answered, that one commits first and Playwright calls ours interrupted,
+        // though ours still goes on after it.
+        const stale =
+          earlier !== undefined &&
+          earlier !== url &&
+          `interrupted by another navigation to "${earlier}"`;
+        if (!stale || !(e instanceof OpError) || !e.message.includes(stale)) throw e;
+        const left = () => Math.max(deadline - Date.now(), 1);
+        const away = (u: URL) => u.href !== earlier;
+        // A page that reloads itself in a loop cancels ours instead: it is sent again.
+        if (attempt < GOTO_ATTEMPTS - 1 && left() > 1) {
+          const moved = await this.page
+            .waitForURL(away, { timeout: Math.min(left(), 1000), waitUntil: 'domcontentloaded' })
+            .then(
+              () => true,
+              () => false,
+            );
+          const ours = this.record.lastNavigation;
+          if (moved && ours && ours.url !== earlier) return ours;
+          if (!moved) continue;
+        }
+        const outcome = await this.navigation(`Loading ${url}`, async () => {
+          await this.page.waitForURL(away, { timeout: left(), waitUntil: 'domcontentloaded' });
+          return null;
         });
-        return null;
-      });
-      const ours = this.record.lastNavigation;
-      return outcome.error || !ours || ours.url === earlier ? outcome : ours;
+        const ours = this.record.lastNavigation;
+        return outcome.error || !ours || ours.url === earlier ? outcome : ours;
+      }
     }
   }
 
