@@ -116,6 +116,8 @@ export class PlaywrightTab implements BrowserTab {
   async goto(url: string, timeoutMs: number): Promise<NavigationOutcome> {
     const deadline = Date.now() + timeoutMs;
     const earlier = this.record.lastSent;
+    // Ours queued behind a navigation held by its server goes on after it; not sent again then.
+    const attempts = this.activity().awaitingServer ? 1 : GOTO_ATTEMPTS;
     const load = (ms: number) =>
       this.navigation(`Loading ${url}`, () =>
         this.page.goto(url, { timeout: ms, waitUntil: 'domcontentloaded' }),
@@ -126,7 +128,7 @@ export class PlaywrightTab implements BrowserTab {
         // Aborted by the page's own reload of itself (a loop): sent again while time is left.
         const cancelled =
           /ERR_ABORTED/.test(outcome.error ?? '') && earlier !== url && this.page.url() === earlier;
-        if (!cancelled || attempt >= GOTO_ATTEMPTS - 1 || Date.now() >= deadline) return outcome;
+        if (!cancelled || attempt >= attempts - 1 || Date.now() >= deadline) return outcome;
       } catch (e) {
         // Chromium queues our navigation behind commands held by an earlier one that waits for
         // its server; answered, that one commits first and Playwright calls ours interrupted,
@@ -139,7 +141,7 @@ export class PlaywrightTab implements BrowserTab {
         const left = () => Math.max(deadline - Date.now(), 1);
         const away = (u: URL) => u.href !== earlier;
         // A page that reloads itself in a loop cancels ours instead: it is sent again.
-        if (attempt < GOTO_ATTEMPTS - 1 && left() > 1) {
+        if (attempt < attempts - 1 && left() > 1) {
           const moved = await this.page
             .waitForURL(away, { timeout: Math.min(left(), 1000), waitUntil: 'domcontentloaded' })
             .then(
