@@ -384,7 +384,6 @@ async function hostilePages(
       url: `${b}/rel/loop-click.html`,
       act: ['click', { target: { role: 'button', name: 'Freeze' } }],
       budget: OP_MS,
-      open: bounds,
     },
     {
       name: 'a 20,000-row DOM',
@@ -399,13 +398,11 @@ async function hostilePages(
       url: `${b}/rel/js-redirect-loop.html`,
       act: ['snapshot', {}],
       budget: OP_MS,
-      open: bounds,
     },
     {
       name: 'a server that never finishes the page',
       url: `${b}/rel/hang`,
       budget: NAV_MS,
-      open: bounds,
     },
   ];
   try {

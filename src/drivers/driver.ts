@@ -208,6 +208,16 @@ export interface EntryBuffer<T> {
  */
 export const TITLE_WAIT_MS = 1000;
 
+/**
+ * What `interrupt()` found on a page that ran past an op's time: it answers (nothing stuck: a
+ * slow promise, a navigation waiting for its server), its stuck script was stopped (the page and
+ * its state stay), or it is stuck and the backend cannot stop it (the tab has to go).
+ */
+export type InterruptOutcome = 'answering' | 'stopped' | 'stuck';
+
+/** How long `interrupt()` lets the page answer a trivial script before calling it stuck. */
+export const PROBE_WAIT_MS = 300;
+
 export interface BrowserTab {
   readonly id: string;
   url(): string;
@@ -253,6 +263,12 @@ export interface BrowserTab {
   /** True once the page's renderer died; every call then fails until the tab is replaced. */
   crashed(): boolean;
   /**
+   * Stops script stuck in the page (an endless loop, a catastrophic regex), in every frame, so
+   * the calls waiting on it fail and the page takes commands again. A page that answers is left
+   * alone: stopping is only ever done to a page that does not.
+   */
+  interrupt(): Promise<InterruptOutcome>;
+  /**
    * Console messages and uncaught errors since the tab opened (so from document start of every
    * load), bounded (the oldest are dropped); `clear` empties the buffer after reading it.
    */
@@ -294,7 +310,10 @@ export interface BrowserSession {
   /** Resolves once every download started so far has been saved or has failed. */
   downloadsSettled(): Promise<void>;
   newTab(): Promise<BrowserTab>;
-  /** A new blank tab in the crashed `tab`'s place: same id, same position, same cookies. */
+  /**
+   * A new blank tab in the place of `tab`, crashed or stuck in script: same id, same cookies (a
+   * stuck one is closed first; its place among the tabs may change).
+   */
   replaceTab(tab: BrowserTab): Promise<BrowserTab>;
   /** Called for tabs the page opened itself (target=_blank, window.open). */
   onTabOpened(listener: (tab: BrowserTab) => void): void;

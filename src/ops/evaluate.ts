@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import { OpError } from '../core/errors.js';
 import { targetSchema } from '../core/target.js';
+import { within } from '../core/within.js';
 import { defineOp } from './define.js';
 import { findElement } from './element.js';
 import { runScript } from './script.js';
 
 const MAX_RESULT_CHARS = 20_000;
+
+const LATE = Symbol('late');
 
 export const evaluate = defineOp({
   name: 'evaluate',
@@ -34,7 +37,18 @@ export const evaluate = defineOp({
       frame = [...iframe.frame, iframe.handle];
     }
     ctx.delivered();
-    const value = await runScript(tab, frame, args.script, args.arg);
+    // A promise the page never settles in time is the op's timeout; the page keeps it.
+    const value = await within(
+      runScript(tab, frame, args.script, args.arg),
+      ctx.deadline - Date.now(),
+      LATE,
+    );
+    if (value === LATE) {
+      throw new OpError(
+        'timeout',
+        `The script had not finished after ${ctx.timeoutMs} ms (the op's timeout) on ${tab.url()}: a promise it returned had not settled. The page keeps running it, and what it does later is not reported. Give it a longer timeout, or return sooner (poll with wait_for).`,
+      );
+    }
     const json = JSON.stringify(value);
     if (json !== undefined && json.length > MAX_RESULT_CHARS) {
       ctx.notes.push(`truncated: the result was ${json.length} characters; return less`);

@@ -111,7 +111,9 @@ export const close = defineOp({
   step: false,
   args: z.strictObject({}),
   async run(ctx) {
-    const had = await ctx.sessions.closeBrowser(ctx.session);
+    // A close that came while an op held the session already ended its browser (closeUnder).
+    const early = ctx.sessions.takeClosedEarly(ctx.session);
+    const had = (await ctx.sessions.closeBrowser(ctx.session)) || early;
     if (!had) ctx.notes.push('no_browser: the session had no browser open');
     return { data: { closed: had } };
   },

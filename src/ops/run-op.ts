@@ -6,6 +6,7 @@ import type { Secrets } from '../secrets/secrets.js';
 import type { FlowLibrary } from '../flows/library.js';
 import type { RunRef } from '../flows/runner.js';
 import type { SessionLog } from '../logs/session-log.js';
+import { bounded } from './deadline.js';
 import type { Session } from '../sessions/session.js';
 import type { SessionManager } from '../sessions/session-manager.js';
 import type { OpDefinition, Surface } from './define.js';
@@ -48,14 +49,28 @@ export interface OpRuntime {
   logs?: SessionLog;
 }
 
-/** Runs one op on its session, one at a time; every surface calls this. */
-export function runOp(rt: OpRuntime, request: OpRequest): Promise<ActionResult> {
+/**
+ * Runs one op on its session, one at a time, within its timeout plus DEADLINE_MARGIN_MS; every
+ * surface calls this.
+ */
+export async function runOp(rt: OpRuntime, request: OpRequest): Promise<ActionResult> {
   const op = rt.ops.get(request.op);
+  const { session } = request;
   // status never waits behind other ops (DESIGN §6).
   if (op && !op.browser) return execute(rt, request);
-  return request.session.exclusive(() =>
-    request.signal?.aborted ? notStarted(rt, request) : execute(rt, request),
-  );
+  // A close does not wait behind an op that holds the session: it ends the browser under it.
+  if (op?.name === 'close' && session.busy) await rt.sessions.closeUnder(session, request.op);
+  let answered: (result: ActionResult) => void = () => undefined;
+  const answer = new Promise<ActionResult>((resolve) => (answered = resolve));
+  // The session stays held until the op's work ends, even when its answer came at the deadline.
+  const held = session.exclusive(async () => {
+    if (request.signal?.aborted) return answered(await notStarted(rt, request));
+    const run = bounded(rt, request, () => execute(rt, request));
+    void run.answer.then(answered);
+    await run.done;
+  });
+  held.catch(() => undefined);
+  return Promise.race([answer, held.then(() => answer)]);
 }
 
 /**
@@ -99,7 +114,11 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
   const op = rt.ops.get(request.op);
   const frameWait = op?.acts || op?.managesBrowser ? performance.now() : undefined;
   if (frameWait !== undefined) await rt.logs?.captured(request.session.name);
-  const run = openRun(rt, request, (nested) => execute(rt, nested));
+  const run = openRun(
+    rt,
+    request,
+    (nested) => bounded(rt, nested, () => execute(rt, nested)).answer,
+  );
   if (frameWait !== undefined) run.phases.add('previous_frame', performance.now() - frameWait);
   // The phases that ran, in order: one that throws ends the list, so the log shows where.
   const time = (name: string, phase: () => Promise<void>) => run.phases.time(name, phase);

@@ -39,6 +39,18 @@ const SAVE_WAIT_MS = 250;
 /** Crashed tabs already reported as `backend`: the next op that meets one replaces it. */
 const crashReported = new WeakSet<BrowserTab>();
 
+/** How long ending a browser may take before the session lets go of it (a hung Grid node). */
+const CLOSE_WAIT_MS = 5000;
+
+/**
+ * What freeing a session did to the op that held it (its deadline passed with the page stuck in
+ * script, or a close ended its browser): that op answers with this error and note.
+ */
+export interface Interruption {
+  error: OpError;
+  note: string;
+}
+
 export interface EnsureOptions {
   /** Load the remembered URL into a browser brought back after a crash, idle release or restart. */
   restore: boolean;
@@ -54,6 +66,12 @@ export class SessionManager {
   private readonly profiles = new Map<string, string>();
   /** Sessions whose last save failed: saved again as soon as the store answers. */
   private readonly unsaved = new Set<string>();
+  /** What was done to each session's running op to free the session; its op reports it. */
+  private readonly interrupted = new WeakMap<Session, Interruption>();
+  /** Time each session has spent opening browsers (a Grid queue, a restore), for op deadlines. */
+  private readonly opening = new WeakMap<Session, { since?: number; spentMs: number }>();
+  /** Sessions whose browser a close ended under a running op, before the close's turn came. */
+  private readonly closedEarly = new WeakSet<Session>();
   readonly policy: UrlPolicy;
   private readonly sweeper?: NodeJS.Timeout;
 
@@ -199,6 +217,37 @@ export class SessionManager {
     if (session.browser && !session.browser.isClosed())
       return { browser: session.browser, opened: false };
     if (session.browser) throw this.lost(session);
+    const opening = this.opening.get(session) ?? { spentMs: 0 };
+    this.opening.set(session, opening);
+    opening.since = Date.now();
+    try {
+      return await this.openBrowser(session, options, notes);
+    } finally {
+      opening.spentMs += Date.now() - opening.since;
+      opening.since = undefined;
+    }
+  }
+
+  /**
+   * Milliseconds the session has spent opening a browser since `from` (epoch ms): an op's
+   * deadline counts from when its browser is there, since a Grid may queue the open for minutes.
+   */
+  openingMs(session: Session, from: number, spentBefore: number): number {
+    const o = this.opening.get(session);
+    if (!o) return 0;
+    return o.spentMs - spentBefore + (o.since ? Date.now() - Math.max(o.since, from) : 0);
+  }
+
+  /** The session's total opening time so far (the `spentBefore` of openingMs). */
+  openingSpent(session: Session): number {
+    return this.opening.get(session)?.spentMs ?? 0;
+  }
+
+  private async openBrowser(
+    session: Session,
+    options: EnsureOptions,
+    notes: string[],
+  ): Promise<{ browser: BrowserSession; opened: boolean }> {
     const previous = session.browserState;
     const driver = this.driverFor(session.settings);
     const openOptions = this.openOptions(session);
@@ -294,10 +343,120 @@ export class SessionManager {
    * crashed; undefined when neither (the op's own error stands).
    */
   failure(session: Session): OpError | undefined {
+    const interrupted = this.interrupted.get(session);
+    if (interrupted) return interrupted.error;
     if (session.browser?.isClosed()) return this.lost(session);
     const tab = session.activeTab();
     if (tab?.crashed() && !crashReported.has(tab)) return this.crashed(session, tab);
     return undefined;
+  }
+
+  /**
+   * Frees a session whose op ran past its time with the page stuck in script (an endless loop, a
+   * catastrophic regex): Playwright stops the script and the page stays; WebDriver cannot, so the
+   * tab is closed and a new one opens on the last page an op finished on. Undefined when the page
+   * answers (nothing is stuck: a slow promise, a server still sending the page).
+   */
+  async interrupt(
+    session: Session,
+    op: string,
+    timeoutMs: number,
+    waitMs: number,
+  ): Promise<Interruption | undefined> {
+    const browser = session.browser;
+    const tab = session.activeTab();
+    if (!browser || browser.isClosed() || !tab || tab.isClosed() || tab.crashed()) return undefined;
+    const until = Date.now() + waitMs;
+    const url = tab.url();
+    const ran = `${op} did not finish within its timeout of ${timeoutMs} ms: a script in the page ${url} kept running (an endless loop, a handler that never returns, or a regex that does not end)`;
+    const outcome = await within(tab.interrupt(), waitMs, 'stuck' as const);
+    if (outcome === 'answering') return undefined;
+    if (outcome === 'stopped') {
+      return this.interrupted
+        .set(session, {
+          error: new OpError(
+            'timeout',
+            `${ran}, so the script was stopped. The page and its state (form input, scroll) are kept; what ${op} did before the script ran stands, the rest did not happen. Read the page (snapshot) before going on; if the page runs the script again on its next event, goto another page.`,
+          ),
+          note: `script_stopped: the page's script ran past ${op}'s timeout and was stopped; the page stays, but it may run the script again on its next event (a click, a timer)`,
+        })
+        .get(session);
+    }
+    // WebDriver has no way to stop a script: the tab goes, and its in-page state with it.
+    const back =
+      session.lastUrl && !refusedBy(this.policy, session.lastUrl) ? session.lastUrl : undefined;
+    const fresh = await within(
+      browser.replaceTab(tab).catch(() => undefined),
+      Math.max(until - Date.now(), 500),
+      undefined,
+    );
+    if (!fresh) {
+      this.abandonBrowser(session);
+      return this.interrupted
+        .set(session, {
+          error: new OpError(
+            'timeout',
+            `${ran}, and the browser could not stop it nor close the tab, so the browser was ended. Send the next op as usual: a new browser opens${back ? ` on ${back}` : ''}, without the cookies and logins of the old one${session.settings.profile ? ' (the profile keeps them)' : ''}.`,
+          ),
+          note: `browser_ended: the page's script ran past ${op}'s timeout and the tab could not be closed; the browser was ended, its cookies and in-page state are lost`,
+        })
+        .get(session);
+    }
+    session.activeTabId = fresh.id;
+    session.pointer = undefined;
+    session.reading.forgetPages();
+    // The load is not waited for: the next op waits for the page as it does after any goto.
+    if (back && back !== 'about:blank')
+      void fresh.goto(back, session.settings.navigationTimeoutMs).catch(() => undefined);
+    const where = back ? `reloaded at ${back}` : 'left blank';
+    return this.interrupted
+      .set(session, {
+        error: new OpError(
+          'timeout',
+          `${ran}, and WebDriver cannot stop a page's script, so tab ${fresh.id} was closed and ${back ? `reopened at ${back}` : 'reopened blank'}. Cookies and logins are kept; the page's own state (form input, scroll, script state) was lost, and what ${op} did may not have happened. Read the page (snapshot) before going on.`,
+        ),
+        note: `tab_interrupted: the page's script ran past ${op}'s timeout; the tab was ${where}, its in-page state (form input, scroll) was lost`,
+      })
+      .get(session);
+  }
+
+  /**
+   * Lets go of a browser that stays stuck after its page was interrupted: marked lost, so the next
+   * op opens a new one on the last URL; its close is not waited for.
+   */
+  abandonBrowser(session: Session): void {
+    const browser = this.dropBrowser(session, 'lost');
+    if (browser) void within(browser.close(), CLOSE_WAIT_MS, undefined);
+  }
+
+  /** What freeing the session did to its running op, once: that op reports it. */
+  takeInterruption(session: Session): Interruption | undefined {
+    const interrupted = this.interrupted.get(session);
+    this.interrupted.delete(session);
+    return interrupted;
+  }
+
+  /**
+   * Ends the browser under an op that still runs (a close or DELETE /browser came, and does not
+   * wait behind it): that op answers that its browser was closed. True when there was one.
+   */
+  async closeUnder(session: Session, op: string): Promise<boolean> {
+    const url = session.activeTab()?.url();
+    this.interrupted.set(session, {
+      error: new OpError(
+        'timeout',
+        `The session's browser was closed by a close call (or DELETE /browser) while this op ran${url ? ` on ${url}` : ''}, so it did not finish; nothing more reaches the page. The next op opens a new browser${session.lastUrl ? ` on ${session.lastUrl}` : ''}.`,
+      ),
+      note: `closed_under: ${op} arrived while this op ran and ended the browser`,
+    });
+    const had = await this.closeBrowser(session);
+    if (had) this.closedEarly.add(session);
+    return had;
+  }
+
+  /** True once after closeUnder ended a browser: the close that asked reports it as closed. */
+  takeClosedEarly(session: Session): boolean {
+    return this.closedEarly.delete(session);
   }
 
   private crashed(session: Session, tab: BrowserTab): OpError {
@@ -415,7 +574,8 @@ export class SessionManager {
   async closeBrowser(session: Session): Promise<boolean> {
     const had = session.hasBrowser();
     const browser = this.dropBrowser(session, 'closed');
-    await browser?.close();
+    // A browser that does not end (a page stuck in script, a Grid node gone quiet) is let go of.
+    if (browser) await within(browser.close(), CLOSE_WAIT_MS, undefined);
     // Browser files (downloads, screenshots) go with the browser; kept copies live elsewhere.
     if (browser) await rm(this.downloadsDir(session), { recursive: true, force: true });
     return had;

@@ -12,9 +12,11 @@ import { within } from '../../core/within.js';
 import {
   RESOURCE_TYPES,
   SECRET_FIELD_CSS,
+  PROBE_WAIT_MS,
   TITLE_WAIT_MS,
   frameScale,
   type BrowserTab,
+  type InterruptOutcome,
   type ConsoleEntry,
   type ConsoleLevel,
   type DialogAnswer,
@@ -34,6 +36,9 @@ import { pageApiExpression } from '../page-script.js';
 import { OneAtATime } from '../one-at-a-time.js';
 import { TabRecord } from '../tab-record.js';
 import { fromPlaywright, isPageScriptError, stripPrefix } from './errors.js';
+
+/** Times a goto is sent when the page's own navigations keep cancelling it (a reload loop). */
+const GOTO_ATTEMPTS = 4;
 
 /** One Playwright page as a Driver tab. */
 export class PlaywrightTab implements BrowserTab {
@@ -112,30 +117,49 @@ export class PlaywrightTab implements BrowserTab {
   async goto(url: string, timeoutMs: number): Promise<NavigationOutcome> {
     const deadline = Date.now() + timeoutMs;
     const earlier = this.record.lastSent;
+    // Ours queued behind a navigation held by its server goes on after it; not sent again then.
+    const attempts = this.activity().awaitingServer ? 1 : GOTO_ATTEMPTS;
     const load = (ms: number) =>
       this.navigation(`Loading ${url}`, () =>
         this.page.goto(url, { timeout: ms, waitUntil: 'domcontentloaded' }),
       );
-    try {
-      return await load(timeoutMs);
-    } catch (e) {
-      // Chromium queues our navigation behind commands held by an earlier one that waits for its
-      // server; answered, that one commits first and Playwright calls ours interrupted, though
-      // ours still goes on after it.
-      const stale =
-        earlier !== undefined &&
-        earlier !== url &&
-        `interrupted by another navigation to "${earlier}"`;
-      if (!stale || !(e instanceof OpError) || !e.message.includes(stale)) throw e;
-      const outcome = await this.navigation(`Loading ${url}`, async () => {
-        await this.page.waitForURL((u) => u.href !== earlier, {
-          timeout: Math.max(deadline - Date.now(), 1),
-          waitUntil: 'domcontentloaded',
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const outcome = await load(Math.max(deadline - Date.now(), 1));
+        // Aborted by the page's own reload of itself (a loop): sent again while time is left.
+        const cancelled =
+          /ERR_ABORTED/.test(outcome.error ?? '') && earlier !== url && this.page.url() === earlier;
+        if (!cancelled || attempt >= attempts - 1 || Date.now() >= deadline) return outcome;
+      } catch (e) {
+        // Chromium queues our navigation behind commands held by an earlier one that waits for
+        // its server; answered, that one commits first and Playwright calls ours interrupted,
+        // though ours still goes on after it.
+        const stale =
+          earlier !== undefined &&
+          earlier !== url &&
+          `interrupted by another navigation to "${earlier}"`;
+        if (!stale || !(e instanceof OpError) || !e.message.includes(stale)) throw e;
+        const left = () => Math.max(deadline - Date.now(), 1);
+        const away = (u: URL) => u.href !== earlier;
+        // A page that reloads itself in a loop cancels ours instead: it is sent again.
+        if (attempt < attempts - 1 && left() > 1) {
+          const moved = await this.page
+            .waitForURL(away, { timeout: Math.min(left(), 1000), waitUntil: 'domcontentloaded' })
+            .then(
+              () => true,
+              () => false,
+            );
+          const ours = this.record.lastNavigation;
+          if (moved && ours && ours.url !== earlier) return ours;
+          if (!moved) continue;
+        }
+        const outcome = await this.navigation(`Loading ${url}`, async () => {
+          await this.page.waitForURL(away, { timeout: left(), waitUntil: 'domcontentloaded' });
+          return null;
         });
-        return null;
-      });
-      const ours = this.record.lastNavigation;
-      return outcome.error || !ours || ours.url === earlier ? outcome : ours;
+        const ours = this.record.lastNavigation;
+        return outcome.error || !ours || ours.url === earlier ? outcome : ours;
+      }
     }
   }
 
@@ -446,6 +470,42 @@ export class PlaywrightTab implements BrowserTab {
 
   crashed(): boolean {
     return this.dead;
+  }
+
+  async interrupt(): Promise<InterruptOutcome> {
+    // A navigation waiting for its server holds every command, yet no script runs to stop.
+    if (this.dead || this.page.isClosed() || this.activity().awaitingServer) return 'answering';
+    // The main frame's renderer and each out-of-process iframe's run script on threads of their
+    // own; a same-process iframe has no session of its own and stops with its parent's.
+    const main = this.page.mainFrame();
+    const stopped = await Promise.all(
+      this.page.frames().map(async (frame) => {
+        const answers = await within(
+          frame.evaluate('1').then(
+            () => true,
+            () => true,
+          ),
+          PROBE_WAIT_MS,
+          false,
+        );
+        if (answers) return false;
+        const cdp = await (
+          frame === main
+            ? (this.cdp ??= this.page.context().newCDPSession(this.page))
+            : this.page.context().newCDPSession(frame)
+        ).catch(() => undefined);
+        if (!cdp) return false;
+        // Stops the script running now: the calls waiting on it fail, the page answers again.
+        await within(
+          cdp.send('Runtime.terminateExecution').catch(() => undefined),
+          1000,
+          undefined,
+        );
+        if (frame !== main) await cdp.detach().catch(() => undefined);
+        return true;
+      }),
+    );
+    return stopped.some(Boolean) ? 'stopped' : 'answering';
   }
 
   async bringToFront(): Promise<void> {

@@ -35,6 +35,9 @@ const zip = require('selenium-webdriver/io/zip') as {
   unzip(src: string, dst: string): Promise<string>;
 };
 
+/** How long closing a tab stuck in script may take before the tab is left behind. */
+const STUCK_CLOSE_MS = 2000;
+
 /** How long classic WebDriver may take to say "tab crashed" (behind a script in flight it may not). */
 const CRASH_CONFIRM_MS = 1000;
 
@@ -254,14 +257,14 @@ export class WebDriverSession implements BrowserSession, TabHost {
     return [...this.open.values()].filter((t) => !t.isClosed());
   }
 
-  async newTab(): Promise<BrowserTab> {
+  async newTab(id?: string): Promise<BrowserTab> {
     const creating = this.bidi.call<{ context: string }>('browsingContext.create', {
       type: 'tab',
     });
     this.creating = creating.catch(() => undefined);
     try {
       const { context } = await creating;
-      const tab = this.open.get(context) ?? this.adopt(context, 'about:blank');
+      const tab = this.open.get(context) ?? this.adopt(context, 'about:blank', id);
       await tab.setViewport(this.viewportSize.width, this.viewportSize.height);
       return tab;
     } catch (e) {
@@ -276,6 +279,17 @@ export class WebDriverSession implements BrowserSession, TabHost {
   async replaceTab(crashed: BrowserTab): Promise<BrowserTab> {
     const old = [...this.open.values()].find((t) => t === crashed);
     if (!old) return this.newTab();
+    if (!old.crashed()) {
+      // A page stuck in script takes no navigation: a new context takes its id, then it goes
+      // (first, since closing a browser's last tab ends the browser).
+      const tab = await this.newTab(old.id);
+      await old.abandon(
+        new OpError('timeout', `Tab ${old.id} was closed: its page's script did not stop.`),
+        STUCK_CLOSE_MS,
+      );
+      this.open.delete(old.context);
+      return tab;
+    }
     try {
       await this.bidi.call('browsingContext.navigate', {
         context: old.context,

@@ -3,8 +3,10 @@ import { within } from '../../core/within.js';
 import { TabRecord } from '../tab-record.js';
 import {
   RESOURCE_TYPES,
+  PROBE_WAIT_MS,
   TITLE_WAIT_MS,
   type BrowserTab,
+  type InterruptOutcome,
   type ConsoleEntry,
   type ConsoleLevel,
   type DialogAnswer,
@@ -630,6 +632,28 @@ export class WebDriverTab implements BrowserTab {
 
   crashed(): boolean {
     return this.dead;
+  }
+
+  async interrupt(): Promise<InterruptOutcome> {
+    // A navigation waiting for its server holds every command, yet no script runs to stop.
+    if (this.dead || this.isClosed() || this.activity().awaitingServer) return 'answering';
+    const answers = await within(
+      this.rawEvaluate(this.context, '1').then(
+        () => true,
+        () => true,
+      ),
+      PROBE_WAIT_MS,
+      false,
+    );
+    // WebDriver has no way to stop a page's script: the session replaces the tab.
+    return answers ? 'answering' : 'stuck';
+  }
+
+  /** Ends a tab stuck in script: the calls waiting on its page fail with `error` at once. */
+  async abandon(error: OpError, waitMs: number): Promise<void> {
+    this.closed = true;
+    this.died?.(error);
+    await within(this.close(), waitMs, undefined);
   }
 
   async bringToFront(): Promise<void> {

@@ -1,0 +1,190 @@
+import { OpError } from '../core/errors.js';
+import { scrub } from '../core/redact.js';
+import type { ActionResult } from '../core/result.js';
+import { within } from '../core/within.js';
+import type { Session } from '../sessions/session.js';
+import type { Interruption, SessionManager } from '../sessions/session-manager.js';
+import type { OpDefinition } from './define.js';
+import type { SessionLog } from '../logs/session-log.js';
+import type { RunRef } from '../flows/runner.js';
+
+/**
+ * How long past its timeout an op may answer (DESIGN §3: every op answers within its timeout
+ * plus a small fixed margin): the time to stop a stuck page and report what happened.
+ */
+export const DEADLINE_MARGIN_MS = 1000;
+
+/**
+ * What stopping a stuck page may take: Playwright's terminate takes a probe (~0.3 s); replacing
+ * a WebDriver tab 0.7-1.1 s more on a Grid, which may run past the margin rather than end the
+ * whole browser (cookies, logins).
+ */
+const INTERRUPT_MS = 2000;
+
+/**
+ * How long past its deadline an acting op on a page that answers may go on: the runner still
+ * grants an `expect` up to 2 s after a slow action, and a settle and a changes read windows of
+ * their own. A read has none of these: it gets the margin only.
+ */
+const ANSWERING_GRACE_MS = 3000;
+
+/** Main-frame navigations during one op past which its page is taken to be loading in a loop. */
+const LOOPING_NAVIGATIONS = 4;
+
+/** What an op gets to finish after its page was interrupted, however long that took. */
+const AFTER_INTERRUPT_MS = 300;
+
+/**
+ * How long the session stays held for an op answered at its deadline while it still runs, so the
+ * next op does not act on the same page under it; past this the session is let go of anyway.
+ */
+const HOLD_MS = 10_000;
+
+/**
+ * The same for an op whose page was not stuck but kept loading: what is left of its work only
+ * reads the page, and the next op (often a goto away) must not wait behind it.
+ */
+const LATE_HOLD_MS = 1000;
+
+const LATE = Symbol('late');
+
+interface Guard {
+  /** The op runs other ops (batch, flow_run); each of those has its own deadline. */
+  composite: boolean;
+}
+
+/** The guards of each session's ops running now, outermost first. */
+const running = new WeakMap<Session, Guard[]>();
+
+/**
+ * The op's time: its `timeout`, else the session's; an op that loads a page (it declares its own
+ * timeout, or takes a URL) gets the navigation timeout when that is longer.
+ */
+export function opTimeoutMs(op: OpDefinition | undefined, args: unknown, session: Session): number {
+  const asked =
+    typeof args === 'object' && args !== null ? (args as { timeout?: unknown }).timeout : undefined;
+  if (typeof asked === 'number' && Number.isFinite(asked) && asked > 0) return asked;
+  const { timeoutMs, navigationTimeoutMs } = session.settings;
+  const shape = op?.args.shape ?? {};
+  const loads = ('timeout' in shape && !op?.common.includes('timeout')) || 'url' in shape;
+  return loads ? Math.max(timeoutMs, navigationTimeoutMs) : timeoutMs;
+}
+
+export interface BoundedRun {
+  /** The op's answer, within its timeout plus DEADLINE_MARGIN_MS. */
+  answer: Promise<ActionResult>;
+  /** Settles when the op's own work has ended, or HOLD_MS after a late answer. */
+  done: Promise<unknown>;
+}
+
+export interface DeadlineContext {
+  sessions: SessionManager;
+  ops: ReadonlyMap<string, OpDefinition>;
+  logs?: SessionLog;
+}
+
+/**
+ * Runs one op under its deadline. When its time passes with the page stuck in script, the page
+ * is interrupted (DESIGN §3.2) so the op's calls fail and it answers `timeout`, saying what was
+ * lost; an op that still has not answered by the margin is answered here.
+ */
+export function bounded(
+  rt: DeadlineContext,
+  request: { op: string; args: unknown; session: Session; run?: RunRef },
+  run: () => Promise<ActionResult>,
+): BoundedRun {
+  const { session } = request;
+  const op = rt.ops.get(request.op);
+  const timeoutMs = opTimeoutMs(op, request.args, session);
+  const started = Date.now();
+  const openingBefore = rt.sessions.openingSpent(session);
+  const navigationsBefore = session.activeTab()?.activity().navigationsSent ?? 0;
+  const guards = running.get(session) ?? [];
+  running.set(session, guards);
+  // Steps of a batch or flow have deadlines of their own: the op running them is not cut.
+  for (const g of guards) g.composite = true;
+  const guard: Guard = { composite: false };
+  guards.push(guard);
+  const work = run().finally(() => guards.splice(guards.indexOf(guard), 1));
+  const due = () => started + timeoutMs + rt.sessions.openingMs(session, started, openingBefore);
+  let interrupted = false;
+  const answer = (async (): Promise<ActionResult> => {
+    // Opening a browser does not count against the op's time: the deadline moves with it.
+    for (let left = due() - Date.now(); left > 0 || guard.composite; left = due() - Date.now()) {
+      const result = await within(work, guard.composite ? HOLD_MS : left, LATE);
+      if (result !== LATE) return reported(rt, session, result);
+    }
+    const interruption = await rt.sessions
+      .interrupt(session, request.op, timeoutMs, INTERRUPT_MS)
+      .catch(() => undefined);
+    const left = due() + DEADLINE_MARGIN_MS - Date.now() - 50;
+    const activity = session.activeTab()?.activity();
+    // A page that keeps loading (a server not answering or not finishing, a reload loop) never
+    // lets a read finish.
+    const loading =
+      !!activity?.awaitingServer ||
+      (activity?.requestsInFlight ?? 0) > 0 ||
+      (activity?.navigationsSent ?? 0) - navigationsBefore >= LOOPING_NAVIGATIONS;
+    // A page that answers lets an acting op finish the bounded reads it does after its action.
+    const floor = interruption ? AFTER_INTERRUPT_MS : loading || !op?.acts ? 0 : ANSWERING_GRACE_MS;
+    const result = await within(work, Math.max(left, floor), LATE);
+    if (result !== LATE) return reported(rt, session, result);
+    // Stopped and still stuck: the browser is let go of, so the op's calls fail now.
+    if (interruption) rt.sessions.abandonBrowser(session);
+    interrupted = !!interruption;
+    return lateAnswer(rt, request, started, timeoutMs, interruption);
+  })();
+  const done = answer.then(() => within(work, interrupted ? HOLD_MS : LATE_HOLD_MS, undefined));
+  return { answer, done };
+}
+
+/** The op's own answer, with what freeing the session did to it when something did. */
+function reported(rt: DeadlineContext, session: Session, result: ActionResult): ActionResult {
+  const interruption = rt.sessions.takeInterruption(session);
+  if (!interruption) return result;
+  const notes = [...(result.notes ?? [])];
+  if (!notes.includes(interruption.note)) notes.push(interruption.note);
+  const error =
+    result.error?.message === interruption.error.message
+      ? result.error
+      : interruption.error.toInfo();
+  return scrub({ ...result, ok: false, error, notes }, session.bound);
+}
+
+/** The answer for an op that has not answered by its deadline's margin; it may still finish. */
+function lateAnswer(
+  rt: DeadlineContext,
+  request: { op: string; args: unknown; session: Session; run?: RunRef },
+  started: number,
+  timeoutMs: number,
+  interruption: Interruption | undefined,
+): ActionResult {
+  const { session } = request;
+  const taken = rt.sessions.takeInterruption(session) ?? interruption;
+  const tab = session.activeTab();
+  const waiting = tab?.activity().awaitingServer;
+  const message = taken
+    ? `${taken.error.message} It still did not answer after that, so its browser was ended: the next op opens a new one on the last URL.`
+    : `${request.op} did not finish within its timeout of ${timeoutMs} ms${waiting ? `: the page is still loading ${waiting} (its server has not answered yet)` : ''}. It may still complete in the browser: read the page (snapshot) before repeating it, or give it a longer timeout.`;
+  const notes = taken ? [taken.note] : [];
+  const result: ActionResult = {
+    ok: false,
+    op: request.op,
+    action_id: session.nextActionId(),
+    session_id: session.name,
+    page: tab && !tab.isClosed() ? { url: tab.url(), title: '', tab: tab.id } : undefined,
+    verification: { status: 'not_checked' },
+    error: new OpError('timeout', message).toInfo(),
+    ...(notes.length ? { notes } : {}),
+    timing: { started_at_ms: started, duration_ms: Date.now() - started, timeout_ms: timeoutMs },
+  };
+  if (!result.page) delete result.page;
+  const final = scrub(result, session.bound);
+  rt.logs?.record({
+    result: final,
+    args: scrub(request.args, session.bound),
+    run: request.run,
+    acts: false,
+  });
+  return final;
+}

@@ -1,0 +1,197 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { BACKEND } from '../helpers/backend.js';
+import { startHarness, type Harness, type OpResponse } from '../helpers/harness.js';
+
+let h: Harness;
+before(async () => {
+  h = await startHarness();
+});
+after(() => h.close());
+
+/** The issue's contract is timeout + ~1 s; a loaded 2-core machine gets 3 s. */
+const SLACK_MS = 3000;
+
+/** An op and how long it took to answer. */
+async function timed(
+  name: string,
+  args: unknown,
+  session: string,
+): Promise<OpResponse & { ms: number }> {
+  const started = Date.now();
+  const r = await h.op(name, args, session);
+  return { ...r, ms: Date.now() - started };
+}
+
+const FORM = `<!doctype html><title>Form</title><h1>Form</h1><input id="name" aria-label="Name">`;
+const SPIN_CLICK = `<!doctype html><title>Spin</title><h1>Spin</h1>
+<button onclick="for (;;) {}">Freeze</button><p id="after">ready</p>`;
+const SPIN_LOAD = `<!doctype html><title>Spin on load</title><h1>Spinning</h1>
+<script>for (;;) {}</script>`;
+const XS = `<!doctype html><title>Xs</title><p>${'x'.repeat(40)}</p>`;
+
+function serve(): { form: string; spinClick: string; spinLoad: string; xs: string; slow: string } {
+  h.server.setContent('/tb/form.html', FORM);
+  h.server.setContent('/tb/spin-click.html', SPIN_CLICK);
+  h.server.setContent('/tb/spin-load.html', SPIN_LOAD);
+  h.server.setContent('/tb/xs.html', XS);
+  // A server that takes 8 s to send its page.
+  h.server.setRoute('/tb/slow', (_req, res) => {
+    const timer = setTimeout(() => {
+      if (!res.destroyed) res.end('<!doctype html><title>Slow</title><p>late');
+    }, 8000);
+    res.on('close', () => clearTimeout(timer));
+  });
+  const p = `${h.server.PREFIX}/tb`;
+  return {
+    form: `${p}/form.html`,
+    spinClick: `${p}/spin-click.html`,
+    spinLoad: `${p}/spin-load.html`,
+    xs: `${p}/xs.html`,
+    slow: `${p}/slow`,
+  };
+}
+
+/** A stuck op answered `timeout` in its time, saying what it did to the page. */
+function assertInterrupted(r: OpResponse & { ms: number }, timeoutMs: number): void {
+  assert.equal(r.body.ok, false, JSON.stringify(r.body));
+  assert.equal(r.body.error?.kind, 'timeout', JSON.stringify(r.body.error));
+  assert.ok(r.ms < timeoutMs + SLACK_MS, `answered in ${r.ms} ms against ${timeoutMs}`);
+  const notes = (r.body.notes ?? []).join(' ');
+  // Playwright stops the script; WebDriver cannot, so the tab goes and its state with it.
+  assert.match(notes, BACKEND === 'grid' ? /^tab_interrupted: .*lost/ : /^script_stopped: /, notes);
+  assert.match(r.body.error!.message, BACKEND === 'grid' ? /reopened at http/ : /was stopped/);
+}
+
+/** The session answers the next op as usual. */
+async function assertUsable(s: string, url: string): Promise<void> {
+  const go = await timed('goto', { url }, s);
+  assert.equal(go.body.ok, true, JSON.stringify(go.body.error));
+  const read = await h.op('evaluate', { script: '1 + 1' }, s);
+  assert.equal(read.body.ok, true, JSON.stringify(read.body.error));
+  assert.deepEqual(read.body.data?.result, 2);
+}
+
+describe('hard time bounds', () => {
+  test('a slow promise in evaluate is timeout at its timeout; the page keeps it', async () => {
+    const s = 'promise';
+    const u = serve();
+    assert.equal((await h.op('goto', { url: u.form }, s)).body.ok, true);
+    const r = await timed(
+      'evaluate',
+      { script: 'new Promise((r) => setTimeout(() => r((window.done = 1)), 3000))', timeout: 1000 },
+      s,
+    );
+    assert.equal(r.body.error?.kind, 'timeout', JSON.stringify(r.body));
+    assert.ok(r.ms < 1000 + SLACK_MS, `answered in ${r.ms} ms`);
+    assert.ok(r.ms < 3000, `answered in ${r.ms} ms, not when the promise settled`);
+    assert.match(r.body.error!.message, /1000 ms/);
+    // The page was not stopped: it settles its promise by itself later.
+    await new Promise((res) => setTimeout(res, 3000));
+    const done = await h.op('evaluate', { script: 'window.done' }, s);
+    assert.equal(done.body.data?.result, 1, JSON.stringify(done.body));
+    await h.op('close', {}, s);
+  });
+
+  test('evaluate while(true) is interrupted at its timeout and the session goes on', async () => {
+    const s = 'loop';
+    const u = serve();
+    assert.equal((await h.op('goto', { url: u.form }, s)).body.ok, true);
+    const r = await timed('evaluate', { script: 'while (true) {}', timeout: 1000 }, s);
+    assertInterrupted(r, 1000);
+    await assertUsable(s, u.form);
+    await h.op('close', {}, s);
+  });
+
+  test("a click whose handler never returns is interrupted; the page's state is said", async () => {
+    const s = 'spinclick';
+    const u = serve();
+    assert.equal((await h.op('goto', { url: u.spinClick }, s)).body.ok, true);
+    const r = await timed(
+      'click',
+      { target: { role: 'button', name: 'Freeze' }, timeout: 2000 },
+      s,
+    );
+    assertInterrupted(r, 2000);
+    await assertUsable(s, u.form);
+    await h.op('close', {}, s);
+  });
+
+  test('a page that spins on load: goto answers at its timeout, the next goto works', async () => {
+    const s = 'spinload';
+    const u = serve();
+    assert.equal((await h.op('goto', { url: u.form }, s)).body.ok, true);
+    const r = await timed('goto', { url: u.spinLoad, timeout: 5000 }, s);
+    assert.equal(r.body.ok, false, JSON.stringify(r.body));
+    assert.equal(r.body.error?.kind, 'timeout', JSON.stringify(r.body.error));
+    assert.ok(r.ms < 5000 + SLACK_MS, `answered in ${r.ms} ms`);
+    await assertUsable(s, u.form);
+    await h.op('close', {}, s);
+  });
+
+  test('a catastrophic regex target is interrupted at the op timeout', async () => {
+    const s = 'regex';
+    const u = serve();
+    assert.equal((await h.op('goto', { url: u.xs }, s)).body.ok, true);
+    const r = await timed('click', { target: { text: '/^(x+x+)+y$/' }, timeout: 2000 }, s);
+    assert.equal(r.body.ok, false, JSON.stringify(r.body));
+    assert.equal(r.body.error?.kind, 'timeout', JSON.stringify(r.body.error));
+    assert.ok(r.ms < 2000 + SLACK_MS, `answered in ${r.ms} ms`);
+    await assertUsable(s, u.form);
+    await h.op('close', {}, s);
+  });
+
+  test('goto a slow server answers at its timeout, not when the server does', async () => {
+    const s = 'slow';
+    const u = serve();
+    assert.equal((await h.op('goto', { url: u.form }, s)).body.ok, true);
+    const r = await timed('goto', { url: u.slow, timeout: 3000 }, s);
+    assert.equal(r.body.ok, false, JSON.stringify(r.body));
+    assert.equal(r.body.error?.kind, 'timeout', JSON.stringify(r.body.error));
+    assert.ok(r.ms < 3000 + SLACK_MS, `answered in ${r.ms} ms`);
+    await assertUsable(s, u.form);
+    await h.op('close', {}, s);
+  });
+
+  test('DELETE /browser answers while an op is wedged, and both answers say so', async () => {
+    const s = 'wedged';
+    const u = serve();
+    assert.equal((await h.op('goto', { url: u.form }, s)).body.ok, true);
+    const started = Date.now();
+    // No timeout of its own: the default (5 s in tests) would bound it; the DELETE comes first.
+    const wedged = timed('evaluate', { script: 'while (true) {}', timeout: 60_000 }, s);
+    await new Promise((res) => setTimeout(res, 1000));
+    const del = await h.request('/browser', {
+      method: 'DELETE',
+      headers: { 'x-session-key': s },
+    });
+    const closed = (await del.json()) as { ok: boolean; data?: { closed?: boolean } };
+    const deleteMs = Date.now() - started;
+    assert.equal(closed.ok, true, JSON.stringify(closed));
+    assert.equal(closed.data?.closed, true, JSON.stringify(closed));
+    assert.ok(deleteMs < 1000 + 8000, `DELETE answered after ${deleteMs} ms`);
+    const op = await wedged;
+    assert.equal(op.body.ok, false, JSON.stringify(op.body));
+    assert.ok(op.ms < 1000 + 8000, `the wedged op answered after ${op.ms} ms`);
+    assert.match(op.body.error!.message, /closed/);
+    await assertUsable(s, u.form);
+    await h.op('close', {}, s);
+  });
+
+  test('close answers while an op is wedged', async () => {
+    const s = 'wedgedclose';
+    const u = serve();
+    assert.equal((await h.op('goto', { url: u.spinClick }, s)).body.ok, true);
+    const wedged = h.op(
+      'click',
+      { target: { role: 'button', name: 'Freeze' }, timeout: 60_000 },
+      s,
+    );
+    await new Promise((res) => setTimeout(res, 1000));
+    const close = await timed('close', {}, s);
+    assert.equal(close.body.ok, true, JSON.stringify(close.body));
+    assert.equal(close.body.data?.closed, true);
+    assert.ok(close.ms < 8000, `close answered after ${close.ms} ms`);
+    assert.equal((await wedged).body.ok, false);
+  });
+});
