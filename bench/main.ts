@@ -5,6 +5,7 @@
 //   [--only overhead,scale,flow: those sections alone, without the tasks]
 //   [--sessions 16: the scale section runs only SwiftBrowse with these session counts]
 //   [--same-session: one SwiftBrowse session for every task instead of a fresh one per task]
+//   [--iterations 30: rounds of the overhead section; --skip walk leaves out its text-track walk]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +36,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     sessions: { type: 'string' },
     'same-session': { type: 'boolean', default: false },
+    iterations: { type: 'string' },
   },
 });
 const quick = values.quick ?? false;
@@ -90,7 +92,12 @@ try {
     log('overhead and text-track walk');
     Object.assign(
       results,
-      await measureOverhead(server, join(work, 'sb-overhead'), quick ? 10 : 30),
+      await measureOverhead(
+        server,
+        join(work, 'sb-overhead'),
+        values.iterations ? Number(values.iterations) : quick ? 10 : 30,
+        !skip.has('walk'),
+      ),
     );
   }
   if (!skip.has('scale')) {
