@@ -1,5 +1,6 @@
 // How many page round trips (BrowserTab.evaluate) one fill and one click make, by page-script
-// function: run in process with the Playwright backend, the tab's evaluate counted.
+// function: run in process with the Playwright backend and MCP's approval policy, the tab's
+// evaluate counted.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,7 +34,7 @@ export async function countRoundTrips(
   try {
     const session = await app.runtime.sessions.get('roundtrips');
     const run = (op: string, args: unknown) =>
-      runOp(app.runtime, { op, args, session, surface: 'mcp' });
+      runOp(app.runtime, { op, args, session, surface: 'mcp', approval: config.mcpApproval });
     await run('goto', { url });
     const out: RoundTrips = {};
     for (const { name, op, args } of ops) {
