@@ -40,6 +40,10 @@ export interface LogLine {
   /** The acted-on element on the frame, with the viewport it is measured in. */
   box?: ViewportBox;
   viewport?: { width: number; height: number };
+  /** Ms of the element lookup's page calls (`locate+probe`, `locate`, `probe`…), for the bench. */
+  spans?: Record<string, number>;
+  /** Ms the frame's capture took, after the answer left. */
+  frame_ms?: number;
 }
 
 /** What the writer gets for one op. */
@@ -54,6 +58,10 @@ export interface OpRecord {
   box?: ViewportBox;
   /** The flow run and step the op ran as (DESIGN §8: a run id in the session log). */
   run?: { id: string; flow: string; step: number; step_id?: string };
+  /** Ms of the element lookup's page calls, by kind. */
+  spans?: Record<string, number>;
+  /** Ms the frame's capture took. */
+  frameMs?: number;
 }
 
 export const WITHHELD = '[withheld]';
@@ -132,6 +140,8 @@ export function logLine(record: OpRecord): LogLine {
       : undefined,
     notes: result.notes?.map((n) => truncate(n)),
     data: loggableData(result.op, result.data),
+    spans: record.spans,
+    frame_ms: record.frameMs,
   };
   return line;
 }

@@ -67,7 +67,7 @@ export class SessionLog {
     // Kept until replaced by a newer capture: a status call in between must not drop it.
     if (capturing) state.capturing = capturing;
     const screen = due ? (op.screen ?? capturing) : undefined;
-    const record = { result: op.result, args: op.args, box: op.box };
+    const record = { result: op.result, args: op.args, box: op.box, spans: op.spans };
     state.chain = state.chain
       .then(async () => this.write(session, state, { ...record, screen: await screen }))
       .catch((e: unknown) => this.report(session, state, e));

@@ -12,6 +12,7 @@ import { expectSchema } from '../core/condition.js';
 import { millis } from '../core/schema.js';
 import type { FlowLibrary } from '../flows/library.js';
 import type { RunRef } from '../flows/runner.js';
+import type { ElementContext } from './element.js';
 
 /** Which surface a call came through; approval defaults differ per surface (DESIGN §3.6). */
 export type Surface = 'http' | 'cli' | 'mcp' | 'flow' | 'test';
@@ -32,6 +33,8 @@ export interface OpContext {
   signal?: AbortSignal;
   /** Notes the handler adds (`new_tab t2`, `forced`…). */
   notes: string[];
+  /** What this op's element lookups share: the reading memory, the probed box (element.ts). */
+  elements: ElementContext;
   /** The active tab, opening the browser if the session has none. */
   tab(): Promise<BrowserTab>;
   /** Called just before input reaches the page: from then on the op is never retried. */

@@ -246,12 +246,14 @@ export const fill = defineOp({
     }),
   async run(ctx, args) {
     const tab = await ctx.tab();
-    const el = await actionableElement(tab, args.target, {
-      enabled: true,
-      hitTest: false,
-      editable: true,
-    });
-    const info = await callPage(tab, el.frame, 'controlInfo', el.handle);
+    const el = await actionableElement(
+      tab,
+      ctx.elements,
+      args.target,
+      { enabled: true, hitTest: false, editable: true },
+      { control: true },
+    );
+    const info = el.control ?? (await callPage(tab, el.frame, 'controlInfo', el.handle));
     if (args.secret)
       return { target: summarise(el), data: await typeSecret(ctx, tab, el, info, args.secret) };
     let data: Record<string, unknown>;

@@ -15,7 +15,7 @@ import type { SessionLog } from '../logs/session-log.js';
 import type { Session } from '../sessions/session.js';
 import { policyError, type SessionManager } from '../sessions/session-manager.js';
 import type { CommonArgs, OpContext, OpDefinition, OpOutcome, Surface } from './define.js';
-import { bindReading, probedBox } from './element.js';
+import type { ElementContext } from './element.js';
 import { downloadNote } from './files.js';
 import { baseline, checkNavigation, loadingSince, settle, untilPageAnswers } from './settle.js';
 import { changesAfter, elementDiff, readShells, trackBaseline, type Changes } from './track.js';
@@ -107,6 +107,7 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
   let conditions: Condition[] | undefined;
   session.refusedNavigations.splice(0, session.refusedNavigations.length - 20);
   const refusedBefore = session.refusedNavigations.length;
+  const elements: ElementContext = { reading: session.reading };
   try {
     if (!op) {
       throw new OpError(
@@ -132,6 +133,7 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
       deadline: started + timeoutMs,
       signal: request.signal,
       notes,
+      elements,
       tab: async () => {
         // A goto loads its own URL, so a browser brought back need not load the last one first.
         const restore = op.name !== 'goto';
@@ -169,7 +171,6 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
       if (op.readsPage) await untilPageAnswers(tab, started + timeoutMs);
     }
     const actedOn = tab;
-    if (tab) bindReading(tab, session.reading);
     const wantChanges = op.acts && !!tab && (args.diff ?? rt.sessions.config.diff);
     const before = op.acts && tab ? await baseline(tab) : undefined;
     const trackBefore =
@@ -277,6 +278,7 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
       checks = await verify(tab, conditions, expectMs, {
         evaluate: rt.sessions.config.evaluate,
         signal: request.signal,
+        elements,
       });
       if (!checks.every((c) => c.passed)) {
         throw new OpError(
@@ -343,7 +345,8 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
     acts: !!op?.acts,
     tab,
     screen,
-    box: tab && probedBox(tab, started),
+    box: elements.probed,
+    spans: elements.spans,
   });
   return final;
 }
