@@ -241,10 +241,12 @@ export interface ActionableElement extends FoundElement {
   intent?: string[];
   popup?: boolean;
   control?: ControlInfo;
+  /** Set when `typing` focused a text control: whether it holds the focus. */
+  focused?: boolean;
 }
 
 /** Reads an acting op needs right after the probe, taken in the same page call. */
-export type ActReads = Pick<ActRequest, 'intent' | 'popup' | 'control'>;
+export type ActReads = Pick<ActRequest, 'intent' | 'popup' | 'control' | 'typing'>;
 
 /**
  * Probes a found element and refuses, naming what blocks it, unless it can take input now.
@@ -324,6 +326,7 @@ export async function actionableElement(
     ...(answer.intent ? { intent: answer.intent } : {}),
     ...(answer.popup !== undefined ? { popup: answer.popup } : {}),
     ...(answer.control ? { control: answer.control } : {}),
+    ...(answer.focused !== undefined ? { focused: answer.focused } : {}),
   };
 }
 

@@ -113,7 +113,7 @@ async function typeText(
   value: unknown,
 ) {
   const text = String(value);
-  const focused = await callPage(tab, el.frame, 'focusForTyping', el.handle);
+  const focused = el.focused ?? (await callPage(tab, el.frame, 'focusForTyping', el.handle));
   if (!focused) await plainClick(ctx, tab, el);
   ctx.delivered();
   if (text === '') {
@@ -251,7 +251,8 @@ export const fill = defineOp({
       ctx.elements,
       args.target,
       { enabled: true, hitTest: false, editable: true },
-      { control: true },
+      // Typed text goes in focused; a secret is typed under its own origin check.
+      { control: true, typing: args.secret === undefined },
     );
     const info = el.control ?? (await callPage(tab, el.frame, 'controlInfo', el.handle));
     if (args.secret)

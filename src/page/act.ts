@@ -1,4 +1,4 @@
-import { controlInfo, intentTexts, opensNewTab } from './controls.js';
+import { controlInfo, focusForTyping, intentTexts, opensNewTab } from './controls.js';
 import { locate } from './locate.js';
 import { probe } from './probe.js';
 import type { ActAnswer, ActRequest, PageTarget } from './protocol.js';
@@ -28,5 +28,8 @@ export async function locateActionable(
   if (request.intent) answer.intent = intentTexts(pick.handle);
   if (request.popup) answer.popup = opensNewTab(pick.handle);
   if (request.control) answer.control = controlInfo(pick.handle);
+  const kind = answer.control?.kind;
+  if (request.typing && (kind === 'text' || kind === 'contenteditable'))
+    answer.focused = focusForTyping(pick.handle);
   return answer;
 }

@@ -84,6 +84,8 @@ export interface ActRequest {
   popup?: boolean;
   /** Read the control's kind and value (`controlInfo`). */
   control?: boolean;
+  /** With `control`: a control that takes typed text is focused for typing (`focusForTyping`). */
+  typing?: boolean;
 }
 
 /** The matches; the probe's verdict when one was picked; the reads asked for once it passed. */
@@ -93,6 +95,8 @@ export interface ActAnswer {
   intent?: string[];
   popup?: boolean;
   control?: ControlInfo;
+  /** Whether the control holds the focus after `typing` focused it. */
+  focused?: boolean;
 }
 
 export type ControlKind =
