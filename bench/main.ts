@@ -6,6 +6,7 @@
 //   [--sessions 16: the scale section runs only SwiftBrowse with these session counts]
 //   [--same-session: one SwiftBrowse session for every task instead of a fresh one per task]
 //   [--iterations 30: rounds of the overhead section; --skip walk leaves out its text-track walk]
+//   [--baseline <other build>/dist/src/surfaces/cli/main.js: the overhead section runs it too]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -37,6 +38,7 @@ const { values } = parseArgs({
     sessions: { type: 'string' },
     'same-session': { type: 'boolean', default: false },
     iterations: { type: 'string' },
+    baseline: { type: 'string' },
   },
 });
 const quick = values.quick ?? false;
@@ -97,6 +99,7 @@ try {
         join(work, 'sb-overhead'),
         values.iterations ? Number(values.iterations) : quick ? 10 : 30,
         !skip.has('walk'),
+        values.baseline,
       ),
     );
   }

@@ -21,6 +21,8 @@ export interface OverheadFigures {
   /** Median client round trip per op, ms. */
   raw: { fill: number; click: number };
   noDiff: { fill: number; click: number };
+  /** diff: false on another build (--baseline), interleaved with the rest. */
+  baseline?: { fill: number; click: number; main: string; overheadMs: number };
   /** diff: false with LOG_FRAMES=false: no session-log screenshot after each op. */
   noDiffNoFrames: { fill: number; click: number };
   withDiff: { fill: number; click: number };
@@ -63,6 +65,7 @@ export async function measureOverhead(
   dataDir: string,
   iterations: number,
   withWalk = true,
+  baselineMain?: string,
 ): Promise<{ overhead: OverheadFigures; walk?: WalkFigures[] }> {
   server.setContent('/ops.html', OPS_PAGE);
   const url = `${server.PREFIX}/ops.html`;
@@ -78,6 +81,14 @@ export async function measureOverhead(
     env: { DATA_DIR: `${dataDir}-noframes`, LOG_FRAMES: 'false' },
   });
   await bare.start(url);
+  const base = baselineMain
+    ? new SwiftBrowseAgent({
+        tools: 'compact',
+        env: { DATA_DIR: `${dataDir}-baseline` },
+        main: baselineMain,
+      })
+    : undefined;
+  await base?.start(url);
   // Each SwiftBrowse call also keeps the op's own duration, to split the round trip.
   const measured: Measured = {};
   const viaMcp = (agent: SwiftBrowseAgent, diff: boolean) => {
@@ -103,6 +114,7 @@ export async function measureOverhead(
     noDiff: viaMcp(sb, false),
     noDiffNoFrames: viaMcp(bare, false),
     withDiff: viaMcp(sb, true),
+    ...(base ? { baseline: viaMcp(base, false) } : {}),
   };
   type Way = keyof typeof ways;
   const times = Object.fromEntries(
@@ -111,10 +123,12 @@ export async function measureOverhead(
   // Interleaved, so a change in the machine's load falls on every way alike.
   for (let i = 0; i < iterations; i++)
     for (const way of Object.keys(ways) as Way[]) {
-      times[way].fill.push(await timeIt(() => ways[way].fill(i)));
-      times[way].click.push(await timeIt(() => ways[way].click()));
+      const run = ways[way]!;
+      times[way].fill.push(await timeIt(() => run.fill(i)));
+      times[way].click.push(await timeIt(() => run.click()));
     }
   await bare.stop();
+  await base?.stop();
   const roundTrips = await countRoundTrips(url, [
     { name: 'fill', op: 'fill', args: { target: { label: 'Note' }, value: 'x', diff: false } },
     { name: 'click', op: 'click', args: { target: { role: 'button', name: 'Add' }, diff: false } },
@@ -131,6 +145,15 @@ export async function measureOverhead(
     noDiff: med(times.noDiff),
     noDiffNoFrames: med(times.noDiffNoFrames),
     withDiff: med(times.withDiff),
+    ...(baselineMain && times.baseline
+      ? {
+          baseline: {
+            ...med(times.baseline),
+            main: baselineMain,
+            overheadMs: round(all(times.baseline) - all(times.raw), 1),
+          },
+        }
+      : {}),
     phases: phaseFigures(dataDir, 'bench', measured),
     roundTrips,
     overheadNoDiffMs: round(all(times.noDiff) - all(times.raw), 1),
