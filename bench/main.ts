@@ -5,6 +5,8 @@
 //   [--only overhead,scale,flow: those sections alone, without the tasks]
 //   [--sessions 16: the scale section runs only SwiftBrowse with these session counts]
 //   [--same-session: one SwiftBrowse session for every task instead of a fresh one per task]
+//   [--iterations 30: rounds of the overhead section; --skip walk leaves out its text-track walk]
+//   [--baseline <other build>/dist/src/surfaces/cli/main.js: the overhead section runs it too]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +37,8 @@ const { values } = parseArgs({
     only: { type: 'string' },
     sessions: { type: 'string' },
     'same-session': { type: 'boolean', default: false },
+    iterations: { type: 'string' },
+    baseline: { type: 'string' },
   },
 });
 const quick = values.quick ?? false;
@@ -90,7 +94,13 @@ try {
     log('overhead and text-track walk');
     Object.assign(
       results,
-      await measureOverhead(server, join(work, 'sb-overhead'), quick ? 10 : 30),
+      await measureOverhead(
+        server,
+        join(work, 'sb-overhead'),
+        values.iterations ? Number(values.iterations) : quick ? 10 : 30,
+        !skip.has('walk'),
+        values.baseline,
+      ),
     );
   }
   if (!skip.has('scale')) {

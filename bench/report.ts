@@ -1,6 +1,8 @@
 // The printed table: what an agent pays per task with each tool, and the ratios.
 import type { FlowFigures } from './sections/flow.js';
 import type { OverheadFigures, WalkFigures } from './sections/overhead.js';
+import { renderPhases } from './sections/phases.js';
+import { renderRoundTrips } from './sections/round-trips.js';
 import type { HttpStartup, ScaleFigures } from './sections/scale.js';
 import type { AgentFigures } from './sections/tasks.js';
 import { round, tokens } from './stats.js';
@@ -153,8 +155,19 @@ export function render(r: Results): string {
     out.push('');
     out.push(
       `Per-op overhead (MCP stdio round trip vs in-process playwright-core, median of ${o.iterations}): raw fill ${o.raw.fill} / click ${o.raw.click} ms; ` +
-        `SwiftBrowse diff:false fill ${o.noDiff.fill} / click ${o.noDiff.click} ms (overhead ${o.overheadNoDiffMs} ms); the same with LOG_FRAMES=false fill ${o.noDiffNoFrames.fill} / click ${o.noDiffNoFrames.click} ms (overhead ${o.overheadNoFramesMs} ms); with diff fill ${o.withDiff.fill} / click ${o.withDiff.click} ms (the diff costs ${o.diffCostMs} ms/op)`,
+        `SwiftBrowse diff:false fill ${o.noDiff.fill} / click ${o.noDiff.click} ms (overhead ${o.overheadNoDiffMs} ms); the same with LOG_FRAMES=false fill ${o.noDiffNoFrames.fill} / click ${o.noDiffNoFrames.click} ms (overhead ${o.overheadNoFramesMs} ms); with diff fill ${o.withDiff.fill} / click ${o.withDiff.click} ms (overhead ${o.overheadWithDiffMs} ms; the diff costs ${o.diffCostMs} ms/op)`,
     );
+    if (o.baseline)
+      out.push(
+        `Baseline build (${o.baseline.main}), diff:false, interleaved: fill ${o.baseline.fill} / click ${o.baseline.click} ms (overhead ${o.baseline.overheadMs} ms)`,
+      );
+    if (o.phases) {
+      out.push(
+        "Where the time goes (SwiftBrowse, median ms; outside = round trip − the op's own duration: MCP stdio both ways and the wait before the op starts):",
+      );
+      out.push(...renderPhases(o.phases).map((l) => `  ${l}`));
+    }
+    if (o.roundTrips) out.push(renderRoundTrips(o.roundTrips));
   }
   if (r.walk) {
     out.push('');

@@ -24,6 +24,8 @@ export interface SwiftBrowseOptions {
   env?: Record<string, string>;
   /** Extra arguments on every acting op (e.g. `{diff: false}`). */
   actArgs?: Record<string, unknown>;
+  /** Another build's dist/src/surfaces/cli/main.js, to compare with (stdio only). */
+  main?: string;
 }
 
 function targetOf(t: Target): Record<string, unknown> {
@@ -82,7 +84,14 @@ export class SwiftBrowseAgent implements Agent {
         )
       : new StdioClientTransport({
           command: process.execPath,
-          args: [SWIFTBROWSE_MAIN, 'mcp', '--tools', tools, '--session', session ?? 'bench'],
+          args: [
+            this.options.main ?? SWIFTBROWSE_MAIN,
+            'mcp',
+            '--tools',
+            tools,
+            '--session',
+            session ?? 'bench',
+          ],
           env: { ...cleanEnv(), LOG_LEVEL: 'warn', ...this.options.env },
           stderr: 'ignore',
         });

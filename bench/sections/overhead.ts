@@ -7,6 +7,8 @@ import type { FixtureServer } from '../../test/helpers/fixture-server.js';
 import { generatedPage } from '../apps.js';
 import { SwiftBrowseAgent } from '../agents/swiftbrowse.js';
 import { median, round } from '../stats.js';
+import { phaseFigures, phaseKey, type Measured, type PhaseFigures } from './phases.js';
+import { countRoundTrips, type RoundTrips } from './round-trips.js';
 
 const OPS_PAGE = `<!doctype html><title>Ops</title><main><label>Note <input id="note"></label>
 <button id="go">Add</button><ol id="out"></ol></main><script>
@@ -19,11 +21,18 @@ export interface OverheadFigures {
   /** Median client round trip per op, ms. */
   raw: { fill: number; click: number };
   noDiff: { fill: number; click: number };
+  /** diff: false on another build (--baseline), interleaved with the rest. */
+  baseline?: { fill: number; click: number; main: string; overheadMs: number };
   /** diff: false with LOG_FRAMES=false: no session-log screenshot after each op. */
   noDiffNoFrames: { fill: number; click: number };
   withDiff: { fill: number; click: number };
+  /** Where each op's time goes, from the session log: per op and diff setting (phases.ts). */
+  phases: Record<string, PhaseFigures>;
+  /** Page round trips of one fill and one click (round-trips.ts). */
+  roundTrips: RoundTrips;
   overheadNoDiffMs: number;
   overheadNoFramesMs: number;
+  overheadWithDiffMs: number;
   diffCostMs: number;
 }
 
@@ -40,6 +49,11 @@ export interface WalkFigures {
   ariaChars: number;
 }
 
+function durationOf(structured: unknown): number {
+  const timing = (structured as { timing?: { duration_ms?: number } } | undefined)?.timing;
+  return timing?.duration_ms ?? NaN;
+}
+
 async function timeIt(fn: () => Promise<unknown>): Promise<number> {
   const t = performance.now();
   await fn();
@@ -50,7 +64,9 @@ export async function measureOverhead(
   server: FixtureServer,
   dataDir: string,
   iterations: number,
-): Promise<{ overhead: OverheadFigures; walk: WalkFigures[] }> {
+  withWalk = true,
+  baselineMain?: string,
+): Promise<{ overhead: OverheadFigures; walk?: WalkFigures[] }> {
   server.setContent('/ops.html', OPS_PAGE);
   const url = `${server.PREFIX}/ops.html`;
   const browser = await chromium.launch({ executablePath: findBrowser(), args: CHROMIUM_ARGS });
@@ -65,10 +81,31 @@ export async function measureOverhead(
     env: { DATA_DIR: `${dataDir}-noframes`, LOG_FRAMES: 'false' },
   });
   await bare.start(url);
-  const viaMcp = (agent: SwiftBrowseAgent, diff: boolean) => ({
-    fill: (i: number) => agent.run('fill', { target: { label: 'Note' }, value: `note ${i}`, diff }),
-    click: () => agent.run('click', { target: { role: 'button', name: 'Add' }, diff }),
-  });
+  const base = baselineMain
+    ? new SwiftBrowseAgent({
+        tools: 'compact',
+        env: { DATA_DIR: `${dataDir}-baseline` },
+        main: baselineMain,
+      })
+    : undefined;
+  await base?.start(url);
+  // Each SwiftBrowse call also keeps the op's own duration, to split the round trip.
+  const measured: Measured = {};
+  const viaMcp = (agent: SwiftBrowseAgent, diff: boolean) => {
+    const call = async (op: string, args: Record<string, unknown>) => {
+      const t = performance.now();
+      const { result } = await agent.run(op, { ...args, diff });
+      const m = (measured[phaseKey(op, diff)] ??= { roundTrip: [], duration: [] });
+      if (agent === sb) {
+        m.roundTrip.push(performance.now() - t);
+        m.duration.push(durationOf(result.structuredContent));
+      }
+    };
+    return {
+      fill: (i: number) => call('fill', { target: { label: 'Note' }, value: `note ${i}` }),
+      click: () => call('click', { target: { role: 'button', name: 'Add' } }),
+    };
+  };
   const ways = {
     raw: {
       fill: (i: number) => page.getByLabel('Note').fill(`note ${i}`),
@@ -77,6 +114,7 @@ export async function measureOverhead(
     noDiff: viaMcp(sb, false),
     noDiffNoFrames: viaMcp(bare, false),
     withDiff: viaMcp(sb, true),
+    ...(base ? { baseline: viaMcp(base, false) } : {}),
   };
   type Way = keyof typeof ways;
   const times = Object.fromEntries(
@@ -85,10 +123,17 @@ export async function measureOverhead(
   // Interleaved, so a change in the machine's load falls on every way alike.
   for (let i = 0; i < iterations; i++)
     for (const way of Object.keys(ways) as Way[]) {
-      times[way].fill.push(await timeIt(() => ways[way].fill(i)));
-      times[way].click.push(await timeIt(() => ways[way].click()));
+      const run = ways[way]!;
+      times[way].fill.push(await timeIt(() => run.fill(i)));
+      times[way].click.push(await timeIt(() => run.click()));
     }
   await bare.stop();
+  await base?.stop();
+  const roundTrips = await countRoundTrips(url, [
+    { name: 'fill', op: 'fill', args: { target: { label: 'Note' }, value: 'x', diff: false } },
+    { name: 'click', op: 'click', args: { target: { role: 'button', name: 'Add' }, diff: false } },
+    { name: 'click (diff)', op: 'click', args: { target: { role: 'button', name: 'Add' } } },
+  ]);
   const med = (x: { fill: number[]; click: number[] }) => ({
     fill: round(median(x.fill), 1),
     click: round(median(x.click), 1),
@@ -100,11 +145,28 @@ export async function measureOverhead(
     noDiff: med(times.noDiff),
     noDiffNoFrames: med(times.noDiffNoFrames),
     withDiff: med(times.withDiff),
+    ...(baselineMain && times.baseline
+      ? {
+          baseline: {
+            ...med(times.baseline),
+            main: baselineMain,
+            overheadMs: round(all(times.baseline) - all(times.raw), 1),
+          },
+        }
+      : {}),
+    phases: phaseFigures(dataDir, 'bench', measured),
+    roundTrips,
     overheadNoDiffMs: round(all(times.noDiff) - all(times.raw), 1),
     overheadNoFramesMs: round(all(times.noDiffNoFrames) - all(times.raw), 1),
+    overheadWithDiffMs: round(all(times.withDiff) - all(times.raw), 1),
     diffCostMs: round(all(times.withDiff) - all(times.noDiff), 1),
   };
 
+  if (!withWalk) {
+    await sb.stop();
+    await browser.close();
+    return { overhead };
+  }
   const bundle = readFileSync(new URL('../../page/injected.js', import.meta.url), 'utf8');
   const walk: WalkFigures[] = [];
   const pages: [string, string][] = [

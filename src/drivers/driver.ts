@@ -246,6 +246,16 @@ export interface BrowserTab {
    * the page is paused, finished or injected, so taking one after every action changes nothing.
    */
   captureViewport(options: { maxWidth: number; quality: number }): Promise<Buffer>;
+  /**
+   * Frames of the viewport as the compositor paints them, for the session log: each a JPEG at
+   * most `maxWidth` wide with the epoch ms it was painted, while the tab lives. A page that does
+   * not change sends none. Absent on a backend without a screencast; resolves false when it could
+   * not start. Fields holding a secret are not blanked in these frames (captureViewport's are).
+   */
+  screencast?(
+    options: { maxWidth: number; quality: number },
+    onFrame: (frame: { jpeg: Buffer; at: number }) => void,
+  ): Promise<boolean>;
   pdf(): Promise<Buffer>;
   viewport(): { width: number; height: number };
   setViewport(width: number, height: number): Promise<void>;

@@ -42,6 +42,10 @@ export interface LogLine {
   viewport?: { width: number; height: number };
   /** How long each phase of the runner took, in ms, in the order they ran (the bench reads it). */
   phases?: Record<string, number>;
+  /** Ms of the element lookup's page calls (`locate+probe`, `locate`, `probe`…), for the bench. */
+  spans?: Record<string, number>;
+  /** Ms the frame's capture took, after the answer left. */
+  frame_ms?: number;
 }
 
 /** What the writer gets for one op. */
@@ -58,6 +62,10 @@ export interface OpRecord {
   run?: { id: string; flow: string; step: number; step_id?: string };
   /** Per-phase time of the runner, in ms: the log's only, never the answer's. */
   phases?: Record<string, number>;
+  /** Ms of the element lookup's page calls, by kind. */
+  spans?: Record<string, number>;
+  /** Ms the frame's capture took. */
+  frameMs?: number;
 }
 
 export const WITHHELD = '[withheld]';
@@ -137,6 +145,8 @@ export function logLine(record: OpRecord): LogLine {
     notes: result.notes?.map((n) => truncate(n)),
     data: loggableData(result.op, result.data),
     phases: record.phases,
+    spans: record.spans,
+    frame_ms: record.frameMs,
   };
   return line;
 }

@@ -3,7 +3,14 @@ import { appendFile, mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { BrowserTab } from '../drivers/driver.js';
-import { captureScreen, FRAME_MAX_WIDTH, FRAME_NAME, frameName, type Screen } from './frames.js';
+import {
+  captureScreen,
+  FRAME_MAX_WIDTH,
+  FRAME_NAME,
+  FRAME_QUALITY,
+  frameName,
+  type Screen,
+} from './frames.js';
 import { logLine, serializeLine, type LogLine, type OpRecord } from './log-line.js';
 
 export interface SessionLogOptions {
@@ -27,17 +34,47 @@ export interface RanOp extends Omit<OpRecord, 'screen'> {
   screen?: Screen;
 }
 
+/**
+ * A tab's screencast (Playwright): the frames it painted lately. Frames flow only when the page
+ * paints, so the newest frame painted before a moment is the screen at that moment.
+ */
+interface Cast {
+  tab: BrowserTab;
+  /** The screencast started and sends frames. */
+  live: boolean;
+  /** A secret was typed in this tab: its frames would show it, so frames are captured (blanked). */
+  secret: boolean;
+  /** The latest frames, oldest first, with the epoch ms each was painted. */
+  frames: { jpeg: Buffer; at: number }[];
+}
+
 interface SessionState {
   /** Writes of this session, chained so lines land in op order. */
   chain: Promise<void>;
-  /** The frame capture in flight for the latest op. */
+  /** The forced frame capture in flight for the latest op (no screencast). */
   capturing?: Promise<unknown>;
+  /** Screencasts of the session's tabs, by tab id. */
+  casts: Map<string, Cast>;
+  /** Ends the wait of ops whose frame comes from a screencast: the session's next op starts. */
+  cuts: Set<() => void>;
   ready?: Promise<void>;
   nextFrame: number;
   frameBytes: number;
   lastHash?: string;
   lastFrame?: string;
   reported: boolean;
+}
+
+/** Screencast frames kept per tab: enough to reach back past those painted while one arrives. */
+const CAST_FRAMES_KEPT = 8;
+/** With no next op, the frame is picked this long after the answer. */
+const CAST_GRACE_MS = 150;
+/** A frame painted just before the pick may still be on its way from the browser. */
+const CAST_IN_FLIGHT_MS = 50;
+
+function typedSecret(op: RanOp): boolean {
+  const args = op.args as { secret?: unknown } | undefined;
+  return op.result.op === 'fill' && typeof args === 'object' && args?.secret !== undefined;
 }
 
 export function logsDir(dataDir: string): string {
@@ -56,29 +93,98 @@ export class SessionLog {
   /**
    * Queues the op's line; lines of one session are written in the order recorded. A frame is due
    * after an op that changes the screen and after every failure: `screen` when run-op already
-   * took one (failure evidence), else it is captured now, while the answer goes out.
+   * took one (failure evidence), else the tab's screencast frame, else it is captured now, while
+   * the answer goes out.
    */
   record(op: RanOp): void {
     const session = op.result.session_id;
     const state = this.state(session);
     const due = this.options.frames && (op.acts || !op.result.ok);
+    const cast = this.options.frames && op.tab ? this.castOf(state, op.tab, op) : undefined;
+    const painted = !op.screen && due && cast ? this.fromCast(state, cast) : undefined;
+    const started = performance.now();
+    let frameMs: number | undefined;
     const capturing =
-      !op.screen && due && op.tab ? captureScreen(op.tab, FRAME_MAX_WIDTH) : undefined;
+      !op.screen && !painted && due && op.tab
+        ? captureScreen(op.tab, FRAME_MAX_WIDTH).then((screen) => {
+            frameMs = Math.round(performance.now() - started);
+            return screen;
+          })
+        : undefined;
     // Kept until replaced by a newer capture: a status call in between must not drop it.
     if (capturing) state.capturing = capturing;
-    const screen = due ? (op.screen ?? capturing) : undefined;
-    const record = { result: op.result, args: op.args, box: op.box, phases: op.phases };
+    const screen = due ? (op.screen ?? painted ?? capturing) : undefined;
+    const record = {
+      result: op.result,
+      args: op.args,
+      box: op.box,
+      phases: op.phases,
+      spans: op.spans,
+    };
     state.chain = state.chain
-      .then(async () => this.write(session, state, { ...record, screen: await screen }))
+      .then(async () => {
+        const taken = await screen;
+        await this.write(session, state, { ...record, screen: taken, frameMs });
+      })
       .catch((e: unknown) => this.report(session, state, e));
   }
 
   /**
-   * Resolves once the frame of the session's previous op is taken: the next op must not change
-   * the page before it is. Writing to disk is not waited for.
+   * Called as the session's next op starts: a frame from a screencast is the newest one painted
+   * before now, and is picked without holding the op; a forced capture (no screencast) is waited
+   * for, since the op must not change the page before it is taken. Writing is not waited for.
    */
   async captured(session: string): Promise<void> {
-    await this.states.get(session)?.capturing;
+    const state = this.states.get(session);
+    if (!state) return;
+    for (const cut of [...state.cuts]) cut();
+    await state.capturing;
+  }
+
+  /** The tab's screencast, started on its first frame due; a secret typed marks it unusable. */
+  private castOf(state: SessionState, tab: BrowserTab, op: RanOp): Cast | undefined {
+    for (const [id, c] of state.casts) if (c.tab.isClosed()) state.casts.delete(id);
+    let cast = state.casts.get(tab.id);
+    if (!cast || cast.tab !== tab) {
+      if (!tab.screencast || tab.isClosed()) return undefined;
+      const started: Cast = { tab, live: false, secret: false, frames: [] };
+      cast = started;
+      state.casts.set(tab.id, started);
+      tab
+        .screencast({ maxWidth: FRAME_MAX_WIDTH, quality: FRAME_QUALITY }, (frame) => {
+          started.frames.push(frame);
+          if (started.frames.length > CAST_FRAMES_KEPT) started.frames.shift();
+        })
+        .then((live) => (started.live = live))
+        .catch(() => undefined);
+    }
+    if (typedSecret(op)) cast.secret = true;
+    return cast;
+  }
+
+  /**
+   * The op's frame from the screencast: the newest painted before the session's next op starts
+   * (or CAST_GRACE_MS after the answer), once frames painted by then have had time to arrive.
+   * Undefined when the screencast cannot tell (not live yet, no frame, a secret, a dialog).
+   */
+  private fromCast(state: SessionState, cast: Cast): Promise<Screen | undefined> | undefined {
+    const { tab } = cast;
+    if (!cast.live || cast.secret || !cast.frames.length) return undefined;
+    if (tab.isClosed() || tab.crashed() || tab.pendingDialog()) return undefined;
+    return new Promise((resolve) => {
+      const cut = () => {
+        clearTimeout(timer);
+        state.cuts.delete(cut);
+        const at = Date.now();
+        setTimeout(() => {
+          const painted = cast.frames.filter((f) => f.at <= at);
+          const frame = painted[painted.length - 1] ?? cast.frames[0];
+          resolve({ jpeg: frame.jpeg, viewport: tab.viewport() });
+        }, CAST_IN_FLIGHT_MS);
+      };
+      const timer = setTimeout(cut, CAST_GRACE_MS);
+      state.cuts.add(cut);
+    });
   }
 
   /** Resolves once every recorded line is written (shutdown, tests). */
@@ -89,7 +195,14 @@ export class SessionLog {
   private state(session: string): SessionState {
     let state = this.states.get(session);
     if (!state) {
-      state = { chain: Promise.resolve(), nextFrame: 1, frameBytes: 0, reported: false };
+      state = {
+        chain: Promise.resolve(),
+        casts: new Map(),
+        cuts: new Set(),
+        nextFrame: 1,
+        frameBytes: 0,
+        reported: false,
+      };
       this.states.set(session, state);
     }
     return state;

@@ -56,6 +56,7 @@ function check(
   return verify(tab, conditions, timeout ?? ctx.timeoutMs, {
     evaluate: ctx.config.evaluate,
     signal: ctx.signal,
+    elements: ctx.elements,
   });
 }
 

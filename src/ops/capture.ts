@@ -23,7 +23,10 @@ export const screenshot = defineOp({
     let clip: { x: number; y: number; width: number; height: number } | undefined;
     let target;
     if (args.target) {
-      const el = await actionableElement(tab, args.target, { enabled: false, hitTest: false });
+      const el = await actionableElement(tab, ctx.elements, args.target, {
+        enabled: false,
+        hitTest: false,
+      });
       clip = el.box;
       target = summarise(el);
     }

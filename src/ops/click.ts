@@ -49,7 +49,7 @@ export const click = defineOp({
   async run(ctx, args) {
     const tab = await ctx.tab();
     if (args.new_tab) {
-      const found = await findElement(tab, args.target);
+      const found = await findElement(tab, ctx.elements, args.target);
       const href = await callPage(tab, found.frame, 'hrefOf', found.handle);
       if (!href)
         throw new OpError(
@@ -69,20 +69,26 @@ export const click = defineOp({
       return { target: summarise(found), data: { tab: opened.id, url: opened.url() } };
     }
     if (args.force) {
-      const el = await findElement(tab, args.target);
+      const el = await findElement(tab, ctx.elements, args.target);
       await requireApproval(ctx, tab, el, args.approved);
       // Past an overlay only: a hidden or disabled element still refuses (DESIGN §3.4).
-      await probeOrRefuse(tab, el, { enabled: true, hitTest: false });
+      await probeOrRefuse(tab, ctx.elements, el, { enabled: true, hitTest: false });
       ctx.delivered();
       await callPage(tab, el.frame, 'domClick', el.handle);
       return { target: summarise(el), data: { forced: true } };
     }
-    const el = await actionableElement(tab, args.target, { enabled: true, hitTest: true });
-    await requireApproval(ctx, tab, el, args.approved);
+    const el = await actionableElement(
+      tab,
+      ctx.elements,
+      args.target,
+      { enabled: true, hitTest: true },
+      { intent: needsApproval(ctx, args.approved), popup: true },
+    );
+    await requireApproval(ctx, tab, el, args.approved, el.intent);
     const modifiers = (args.modifiers ?? []).map((m) =>
       MODIFIERS.find((k) => k.toLowerCase() === m)!,
     );
-    const popup = await callPage(tab, el.frame, 'opensNewTab', el.handle);
+    const popup = el.popup ?? (await callPage(tab, el.frame, 'opensNewTab', el.handle));
     const opened = ctx.events.openedTabs.length;
     ctx.delivered();
     if (args.glide) {
@@ -91,6 +97,7 @@ export const click = defineOp({
       // refuse loudly rather than click whatever now lies there.
       await probeOrRefuse(
         tab,
+        ctx.elements,
         el,
         { enabled: true, hitTest: true },
         'after the pointer glided there',
@@ -109,16 +116,25 @@ export const click = defineOp({
   },
 });
 
-/** A consequential click needs the user's approval when the policy is on (DESIGN §3.6). */
+/** Whether a click must read the element's intent: the policy is on and no approval came. */
+export function needsApproval(ctx: OpContext, approved: boolean | undefined): boolean {
+  return ctx.approval && !approved;
+}
+
+/**
+ * A consequential click needs the user's approval when the policy is on (DESIGN §3.6); `intent`
+ * is the element's intent texts when the lookup already read them.
+ */
 export async function requireApproval(
   ctx: OpContext,
   tab: BrowserTab,
   el: FoundElement,
   approved: boolean | undefined,
+  intent?: string[],
 ): Promise<void> {
-  if (!ctx.approval || approved) return;
+  if (!needsApproval(ctx, approved)) return;
   const word = consequentialWord(
-    await callPage(tab, el.frame, 'intentTexts', el.handle),
+    intent ?? (await callPage(tab, el.frame, 'intentTexts', el.handle)),
     ctx.config.consequentialWords,
   );
   if (word)

@@ -13,6 +13,7 @@ import { millis } from '../core/schema.js';
 import type { FlowLibrary } from '../flows/library.js';
 import type { RunRef } from '../flows/runner.js';
 import type { OpEvents } from '../sessions/op-events.js';
+import type { ElementContext } from './element.js';
 
 /** Which surface a call came through; approval defaults differ per surface (DESIGN §3.6). */
 export type Surface = 'http' | 'cli' | 'mcp' | 'flow' | 'test';
@@ -33,6 +34,8 @@ export interface OpContext {
   signal?: AbortSignal;
   /** Notes the handler adds (`new_tab t2`, `forced`…). */
   notes: string[];
+  /** What this op's element lookups share: the reading memory, the probed box (element.ts). */
+  elements: ElementContext;
   /** The active tab, opening the browser if the session has none. */
   tab(): Promise<BrowserTab>;
   /** Called just before input reaches the page: from then on the op is never retried. */

@@ -39,9 +39,13 @@ export const drag = defineOp({
         `drag takes exactly one destination: to (a target) or by_x/by_y (pixels from the source's centre); ${byOffset ? 'this call gave both' : 'this call gave neither'}.`,
       );
     const tab = await ctx.tab();
-    const source = await actionableElement(tab, args.target, { enabled: true, hitTest: true });
+    const source = await actionableElement(tab, ctx.elements, args.target, {
+      enabled: true,
+      hitTest: true,
+    });
     // Found before the press so a missing destination fails (and waits) without a button held down.
-    if (args.to) await actionableElement(tab, args.to, { enabled: false, hitTest: false });
+    if (args.to)
+      await actionableElement(tab, ctx.elements, args.to, { enabled: false, hitTest: false });
     ctx.delivered();
     await movePointer(tab, ctx.session, source.point, { glide: false, notes: ctx.notes });
     await tab.mouseDown('left', 1);
@@ -51,7 +55,10 @@ export const drag = defineOp({
       let to: { x: number; y: number };
       if (args.to) {
         // Read again now: pressing may have moved or revealed the destination.
-        const dest = await actionableElement(tab, args.to, { enabled: false, hitTest: false });
+        const dest = await actionableElement(tab, ctx.elements, args.to, {
+          enabled: false,
+          hitTest: false,
+        });
         to = dest.point;
         data = { to: summarise(dest) };
       } else {

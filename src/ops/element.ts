@@ -5,8 +5,12 @@ import type { BrowserTab, FramePath } from '../drivers/driver.js';
 import { callPage } from '../drivers/page-script.js';
 import type { ViewportBox } from '../logs/log-line.js';
 import type {
+  ActAnswer,
   Actionability,
+  ActRequest,
+  ControlInfo,
   ElementInfo,
+  LocateResult,
   PageTarget,
   ProbeOptions,
   TextMatcher,
@@ -22,19 +26,38 @@ export interface FoundElement {
   candidates: number;
 }
 
-/** Which session's reading memory checks the refs used on a tab (set when an op takes the tab). */
-const readings = new WeakMap<BrowserTab, ReadingMemory>();
+/**
+ * What the element lookups of one op share, passed explicitly by the runner (no state kept per
+ * tab): the session's reading memory, which checks refs, and what the lookups leave behind.
+ */
+export interface ElementContext {
+  reading: ReadingMemory;
+  /** The box of the element this op last probed, in viewport coordinates: the log frame draws it. */
+  probed?: ViewportBox;
+  /** Ms spent in each kind of page call of the lookups, in first-use order (the bench reads it). */
+  spans?: Record<string, number>;
+}
 
-export function bindReading(tab: BrowserTab, memory: ReadingMemory): void {
-  readings.set(tab, memory);
+/** Times one page call of a lookup into the context's spans. */
+async function timed<T>(elements: ElementContext, name: string, call: Promise<T>): Promise<T> {
+  const t = performance.now();
+  try {
+    return await call;
+  } finally {
+    const spans = (elements.spans ??= {});
+    spans[name] = (spans[name] ?? 0) + Math.round((performance.now() - t) * 10) / 10;
+  }
 }
 
 /** A ref is positional: split at frames, each checked against what was read (DESIGN §5). */
-async function findByRef(tab: BrowserTab, target: Target): Promise<FoundElement> {
+async function findByRef(
+  tab: BrowserTab,
+  elements: ElementContext,
+  target: Target,
+): Promise<FoundElement> {
   const address = target.ref!;
-  const memory = readings.get(tab);
-  const documentId = await callPage(tab, [], 'documentId');
-  const print = memory?.printOf(tab.id, documentId, address);
+  const documentId = await timed(elements, 'documentId', callPage(tab, [], 'documentId'));
+  const print = elements.reading.printOf(tab.id, documentId, address);
   if (print === undefined) {
     throw new OpError(
       'stale_element',
@@ -45,12 +68,10 @@ async function findByRef(tab: BrowserTab, target: Target): Promise<FoundElement>
   const parts = address.split('|');
   let frame: number[] = [];
   for (const part of parts.slice(0, -1)) {
-    const located = await callPage(
-      tab,
-      frame,
+    const located = await timed(
+      elements,
       'locate',
-      { strategy: 'ref', value: part },
-      undefined,
+      callPage(tab, frame, 'locate', { strategy: 'ref', value: part }, undefined),
     );
     if (!located.matches[0])
       throw new OpError(
@@ -61,12 +82,10 @@ async function findByRef(tab: BrowserTab, target: Target): Promise<FoundElement>
     frame = [...frame, located.matches[0].handle];
   }
   const last = parts[parts.length - 1];
-  const located = await callPage(
-    tab,
-    frame,
+  const located = await timed(
+    elements,
     'locate',
-    { strategy: 'ref', value: last, print },
-    undefined,
+    callPage(tab, frame, 'locate', { strategy: 'ref', value: last, print }, undefined),
   );
   const match = located.matches[0];
   if (!match) {
@@ -105,15 +124,15 @@ function candidateList(matches: ElementInfo[]) {
   }));
 }
 
-/** Finds the one element a target names, through `frame` and `within`. */
-export async function findElement(
+/** Where the last step of a lookup runs: the frame and the `within` element holding the target. */
+async function scopeOf(
   tab: BrowserTab,
+  elements: ElementContext,
   target: Target,
-  frame: FramePath = [],
-): Promise<FoundElement> {
-  if (target.ref !== undefined) return findByRef(tab, target);
+  frame: FramePath,
+): Promise<{ frame: FramePath; scope?: number }> {
   if (target.frame) {
-    const iframe = await findElement(tab, target.frame, frame);
+    const iframe = await findElement(tab, elements, target.frame, frame);
     if (!['iframe', 'frame'].includes(iframe.info.tag)) {
       throw new OpError(
         'invalid_argument',
@@ -122,9 +141,20 @@ export async function findElement(
     }
     frame = [...iframe.frame, iframe.handle];
   }
-  const scope = target.within ? (await findElement(tab, target.within, frame)).handle : undefined;
+  const scope = target.within
+    ? (await findElement(tab, elements, target.within, frame)).handle
+    : undefined;
+  return { frame, scope };
+}
+
+/** The one element of what `locate` found, or the error that says why there is not exactly one. */
+function chosen(
+  tab: BrowserTab,
+  target: Target,
+  frame: FramePath,
+  located: LocateResult,
+): FoundElement {
   const where = `on ${tab.url()}`;
-  const located = await callPage(tab, frame, 'locate', pageTarget(target), scope);
   if (located.error)
     throw new OpError('invalid_argument', `${describeTarget(target)}: ${located.error}`);
   const { matches } = located;
@@ -162,6 +192,23 @@ export async function findElement(
   };
 }
 
+/** Finds the one element a target names, through `frame` and `within`. */
+export async function findElement(
+  tab: BrowserTab,
+  elements: ElementContext,
+  target: Target,
+  frame: FramePath = [],
+): Promise<FoundElement> {
+  if (target.ref !== undefined) return findByRef(tab, elements, target);
+  const where = await scopeOf(tab, elements, target, frame);
+  const located = await timed(
+    elements,
+    'locate',
+    callPage(tab, where.frame, 'locate', pageTarget(target), where.scope),
+  );
+  return chosen(tab, target, where.frame, located);
+}
+
 export function summarise(found: FoundElement): TargetSummary {
   const { info } = found;
   const element: TargetSummary['element'] = { tag: info.tag };
@@ -190,7 +237,16 @@ export interface ActionableElement extends FoundElement {
   /** Centre and box in main-viewport coordinates. */
   point: { x: number; y: number };
   box: { x: number; y: number; width: number; height: number };
+  /** What the op asked to read along with the probe (`reads`), once the element passed it. */
+  intent?: string[];
+  popup?: boolean;
+  control?: ControlInfo;
+  /** Set when `typing` focused a text control: whether it holds the focus. */
+  focused?: boolean;
 }
+
+/** Reads an acting op needs right after the probe, taken in the same page call. */
+export type ActReads = Pick<ActRequest, 'intent' | 'popup' | 'control' | 'typing'>;
 
 /**
  * Probes a found element and refuses, naming what blocks it, unless it can take input now.
@@ -198,15 +254,29 @@ export interface ActionableElement extends FoundElement {
  */
 export async function probeOrRefuse(
   tab: BrowserTab,
+  elements: ElementContext,
   found: FoundElement,
   options: ProbeOptions,
   when?: string,
 ): Promise<Actionability & { point: { x: number; y: number } }> {
-  const verdict = await callPage(tab, found.frame, 'probe', found.handle, options);
+  const verdict = await timed(
+    elements,
+    'probe',
+    callPage(tab, found.frame, 'probe', found.handle, options),
+  );
+  return passedOrRefuse(tab, elements, found, verdict, when);
+}
+
+function passedOrRefuse(
+  tab: BrowserTab,
+  elements: ElementContext,
+  found: FoundElement,
+  verdict: Actionability,
+  when?: string,
+): Actionability & { point: { x: number; y: number } } {
   if (verdict.ok && verdict.point) return { ...verdict, point: verdict.point };
   // A refused element is boxed on the failure frame too; inside an iframe its offset is unknown here.
-  if (verdict.box && found.frame.length === 0)
-    probed.set(tab, { box: verdict.box, at: Date.now() });
+  if (verdict.box && found.frame.length === 0) elements.probed = verdict.box;
   const kind = verdict.blocker === 'detached' ? 'stale_element' : 'not_actionable';
   const why = verdict.message ?? 'it is not ready for input.';
   throw new OpError(
@@ -216,29 +286,67 @@ export async function probeOrRefuse(
   );
 }
 
-/** The box of the element last probed on each tab, for the session log's frame. */
-const probed = new WeakMap<BrowserTab, { box: ViewportBox; at: number }>();
-
-/** The box of the element probed on this tab since `since` (epoch ms), if any. */
-export function probedBox(tab: BrowserTab, since: number): ViewportBox | undefined {
-  const entry = probed.get(tab);
-  return entry && entry.at >= since ? entry.box : undefined;
-}
-
-/** Finds the element and checks it can take input now; otherwise says why (DESIGN §3.4). */
+/**
+ * Finds the element and checks it can take input now; otherwise says why (DESIGN §3.4). Locate,
+ * probe and `reads` are one page call (a ref, resolved against the reading memory, takes two).
+ */
 export async function actionableElement(
   tab: BrowserTab,
+  elements: ElementContext,
   target: Target,
   options: ProbeOptions,
+  reads: ActReads = {},
 ): Promise<ActionableElement> {
-  const found = await findElement(tab, target);
-  const verdict = await probeOrRefuse(tab, found, options);
+  let found: FoundElement;
+  let answer: Omit<ActAnswer, 'located'>;
+  if (target.ref !== undefined) {
+    found = await findByRef(tab, elements, target);
+    answer = { verdict: await probeOrRefuse(tab, elements, found, options) };
+    answer = { ...answer, ...(await readsOf(tab, elements, found, reads)) };
+  } else {
+    const where = await scopeOf(tab, elements, target, []);
+    const request: ActRequest = { nth: target.nth, probe: options, ...reads };
+    const { located, ...rest } = await timed(
+      elements,
+      'locate+probe',
+      callPage(tab, where.frame, 'locateActionable', pageTarget(target), where.scope, request),
+    );
+    found = chosen(tab, target, where.frame, located);
+    answer = rest.verdict ? rest : { verdict: await probeOrRefuse(tab, elements, found, options) };
+  }
+  const verdict = passedOrRefuse(tab, elements, found, answer.verdict!);
   const origin = await frameOrigin(tab, found.frame);
   const box = verdict.box ?? { x: verdict.point.x, y: verdict.point.y, width: 0, height: 0 };
-  probed.set(tab, { box: { ...box, x: box.x + origin.x, y: box.y + origin.y }, at: Date.now() });
+  const shifted = { ...box, x: box.x + origin.x, y: box.y + origin.y };
+  elements.probed = shifted;
   return {
     ...found,
     point: { x: verdict.point.x + origin.x, y: verdict.point.y + origin.y },
-    box: { ...box, x: box.x + origin.x, y: box.y + origin.y },
+    box: shifted,
+    ...(answer.intent ? { intent: answer.intent } : {}),
+    ...(answer.popup !== undefined ? { popup: answer.popup } : {}),
+    ...(answer.control ? { control: answer.control } : {}),
+    ...(answer.focused !== undefined ? { focused: answer.focused } : {}),
+  };
+}
+
+/** The reads of `reads`, one page call each (the ref path, where they are not folded in). */
+async function readsOf(
+  tab: BrowserTab,
+  elements: ElementContext,
+  found: FoundElement,
+  reads: ActReads,
+): Promise<Omit<ActAnswer, 'located' | 'verdict'>> {
+  const { frame, handle } = found;
+  return {
+    ...(reads.intent
+      ? { intent: await timed(elements, 'read', callPage(tab, frame, 'intentTexts', handle)) }
+      : {}),
+    ...(reads.popup
+      ? { popup: await timed(elements, 'read', callPage(tab, frame, 'opensNewTab', handle)) }
+      : {}),
+    ...(reads.control
+      ? { control: await timed(elements, 'read', callPage(tab, frame, 'controlInfo', handle)) }
+      : {}),
   };
 }

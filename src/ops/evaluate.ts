@@ -33,7 +33,7 @@ export const evaluate = defineOp({
     const tab = await ctx.tab();
     let frame: readonly number[] = [];
     if (args.frame) {
-      const iframe = await findElement(tab, args.frame);
+      const iframe = await findElement(tab, ctx.elements, args.frame);
       frame = [...iframe.frame, iframe.handle];
     }
     ctx.delivered();

@@ -113,7 +113,7 @@ async function typeText(
   value: unknown,
 ) {
   const text = String(value);
-  const focused = await callPage(tab, el.frame, 'focusForTyping', el.handle);
+  const focused = el.focused ?? (await callPage(tab, el.frame, 'focusForTyping', el.handle));
   if (!focused) await plainClick(ctx, tab, el);
   ctx.delivered();
   if (text === '') {
@@ -246,12 +246,15 @@ export const fill = defineOp({
     }),
   async run(ctx, args) {
     const tab = await ctx.tab();
-    const el = await actionableElement(tab, args.target, {
-      enabled: true,
-      hitTest: false,
-      editable: true,
-    });
-    const info = await callPage(tab, el.frame, 'controlInfo', el.handle);
+    const el = await actionableElement(
+      tab,
+      ctx.elements,
+      args.target,
+      { enabled: true, hitTest: false, editable: true },
+      // Typed text goes in focused; a secret is typed under its own origin check.
+      { control: true, typing: args.secret === undefined },
+    );
+    const info = el.control ?? (await callPage(tab, el.frame, 'controlInfo', el.handle));
     if (args.secret)
       return { target: summarise(el), data: await typeSecret(ctx, tab, el, info, args.secret) };
     let data: Record<string, unknown>;

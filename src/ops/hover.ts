@@ -12,7 +12,10 @@ export const hover = defineOp({
   args: z.strictObject({ target: targetSchema, glide: glideArg }),
   async run(ctx, args) {
     const tab = await ctx.tab();
-    const el = await actionableElement(tab, args.target, { enabled: false, hitTest: true });
+    const el = await actionableElement(tab, ctx.elements, args.target, {
+      enabled: false,
+      hitTest: true,
+    });
     ctx.delivered();
     const at = pointerOn(tab, ctx.session);
     // A pointer already inside gets no mouseover from a move within: step out so this is an entry.

@@ -29,7 +29,7 @@ export const press = defineOp({
     const keys = parseChord(args.key);
     const tab = await ctx.tab();
     const el = args.target
-      ? await actionableElement(tab, args.target, { enabled: true, hitTest: false })
+      ? await actionableElement(tab, ctx.elements, args.target, { enabled: true, hitTest: false })
       : undefined;
     if (el) await callPage(tab, el.frame, 'focusElement', el.handle);
     if (ctx.approval && !args.approved && keys[keys.length - 1] === 'Enter') {

@@ -50,7 +50,7 @@ export const find = defineOp({
         'unsupported',
         'find does not search inside frames yet; snapshot reads same-origin frames, and their refs act there.',
       );
-    const scope = within ? (await findElement(tab, within)).handle : undefined;
+    const scope = within ? (await findElement(tab, ctx.elements, within)).handle : undefined;
     const found = await callPage(
       tab,
       [],
@@ -92,7 +92,7 @@ export const extract = defineOp({
         'extract: what "attribute" needs attribute, e.g. {"what": "attribute", "attribute": "href"}.',
       );
     const tab = await ctx.tab();
-    const el = await findElement(tab, args.target);
+    const el = await findElement(tab, ctx.elements, args.target);
     const target = summarise(el);
     if (args.what === 'table') {
       const rows = await callPage(tab, el.frame, 'tableRows', el.handle);

@@ -31,7 +31,7 @@ export const scroll = defineOp({
       );
     const tab = await ctx.tab();
     if (args.target) {
-      const el = await findElement(tab, args.target);
+      const el = await findElement(tab, ctx.elements, args.target);
       ctx.delivered();
       await callPage(tab, el.frame, 'scrollIntoView', el.handle);
       return { target: summarise(el) };

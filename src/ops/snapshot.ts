@@ -52,7 +52,7 @@ export const snapshot = defineOp({
     };
     let target;
     if (args.target) {
-      const el = await findElement(tab, args.target);
+      const el = await findElement(tab, ctx.elements, args.target);
       request.address = await callPage(tab, el.frame, 'addressOf', el.handle);
       target = summarise(el);
     }

@@ -74,10 +74,13 @@ export const upload = defineOp({
   async run(ctx, args) {
     const files = await Promise.all(args.paths.map((p) => uploadable(ctx, p)));
     const tab = await ctx.tab();
-    let el = await findElement(tab, args.target);
+    let el = await findElement(tab, ctx.elements, args.target);
     const info = await callPage(tab, el.frame, 'controlInfo', el.handle);
     if (info.kind !== 'file') {
-      el = await findElement(tab, { css: 'input[type=file]', within: args.target }).catch(() => {
+      el = await findElement(tab, ctx.elements, {
+        css: 'input[type=file]',
+        within: args.target,
+      }).catch(() => {
         throw new OpError(
           'invalid_argument',
           `upload: ${describeTarget(args.target)} is a <${el.info.tag}>, not a file input, and holds none.`,

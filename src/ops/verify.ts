@@ -3,8 +3,16 @@ import { OpError } from '../core/errors.js';
 import type { Check } from '../core/result.js';
 import type { BrowserTab } from '../drivers/driver.js';
 import { callPage } from '../drivers/page-script.js';
-import { findElement } from './element.js';
+import { findElement, type ElementContext } from './element.js';
 import { runScript } from './script.js';
+
+export interface VerifyOptions {
+  /** js conditions are allowed (EVALUATE). */
+  evaluate: boolean;
+  signal?: AbortSignal;
+  /** The op's element context: element conditions may name refs. */
+  elements: ElementContext;
+}
 
 interface Observation {
   passed: boolean;
@@ -13,11 +21,15 @@ interface Observation {
 
 async function countMatches(
   tab: BrowserTab,
+  elements: ElementContext,
   condition: Condition,
 ): Promise<{ count: number; visible: number }> {
   try {
     // Matches are the visible ones whenever any is visible, so the first tells.
-    const found = await findElement(tab, { ...condition.target!, nth: condition.target!.nth ?? 0 });
+    const found = await findElement(tab, elements, {
+      ...condition.target!,
+      nth: condition.target!.nth ?? 0,
+    });
     return { count: found.candidates, visible: found.info.visible ? found.candidates : 0 };
   } catch (e) {
     if (e instanceof OpError && e.kind === 'not_found') return { count: 0, visible: 0 };
@@ -29,7 +41,7 @@ async function countMatches(
 export async function observe(
   tab: BrowserTab,
   c: Condition,
-  evaluateAllowed: boolean,
+  options: VerifyOptions,
 ): Promise<Observation> {
   switch (c.type) {
     case 'url_contains':
@@ -50,23 +62,23 @@ export async function observe(
     }
     case 'visible':
     case 'hidden': {
-      const { count, visible } = await countMatches(tab, c);
+      const { count, visible } = await countMatches(tab, options.elements, c);
       return {
         passed: c.type === 'visible' ? visible > 0 : visible === 0,
         observed: { count, visible: visible > 0 },
       };
     }
     case 'count': {
-      const { count } = await countMatches(tab, c);
+      const { count } = await countMatches(tab, options.elements, c);
       return { passed: count === c.equals, observed: { count } };
     }
     case 'value': {
-      const found = await findElement(tab, c.target!);
+      const found = await findElement(tab, options.elements, c.target!);
       const value = await callPage(tab, found.frame, 'readValue', found.handle);
       return { passed: value === String(c.equals), observed: { value } };
     }
     case 'js': {
-      if (!evaluateAllowed)
+      if (!options.evaluate)
         throw new OpError(
           'permission_denied',
           'js conditions are off on this server (EVALUATE=off); use url, text or element conditions.',
@@ -100,7 +112,7 @@ export async function verify(
   tab: BrowserTab,
   conditions: Condition[],
   timeoutMs: number,
-  options: { evaluate: boolean; signal?: AbortSignal },
+  options: VerifyOptions,
 ): Promise<Check[]> {
   const deadline = Date.now() + timeoutMs;
   const heldSince = new Map<number, number>();
@@ -109,7 +121,7 @@ export async function verify(
     for (const [i, c] of conditions.entries()) {
       let obs: Observation;
       try {
-        obs = await observe(tab, c, options.evaluate);
+        obs = await observe(tab, c, options);
       } catch (e) {
         if (e instanceof OpError && !e.retriable && e.kind !== 'ambiguous') throw e;
         const message = e instanceof Error ? e.message : String(e);

@@ -2,6 +2,7 @@
  * The in-page script: one bundle, run identically by every driver. Each call evaluates
  * `api.<fn>(…args)` in a frame; the api object is installed once per document.
  */
+import { locateActionable } from './act.js';
 import { activity, activityAfterFrame, checkpoint, documentId, mark } from './activity.js';
 import { handleVisible, textVisible } from './conditions.js';
 import {
@@ -50,6 +51,7 @@ export const api = {
   hrefOf,
   intentTexts,
   locate,
+  locateActionable,
   mark,
   markSecretField,
   opensNewTab,

@@ -73,6 +73,32 @@ export interface ProbeOptions {
   editable?: boolean;
 }
 
+/** What an acting op asks of `locateActionable` besides the probe. */
+export interface ActRequest {
+  /** The target's nth, when it gives one. */
+  nth?: number;
+  probe: ProbeOptions;
+  /** Read the texts the approval check judges (`intentTexts`). */
+  intent?: boolean;
+  /** Read whether a click opens a new tab (`opensNewTab`). */
+  popup?: boolean;
+  /** Read the control's kind and value (`controlInfo`). */
+  control?: boolean;
+  /** With `control`: a control that takes typed text is focused for typing (`focusForTyping`). */
+  typing?: boolean;
+}
+
+/** The matches; the probe's verdict when one was picked; the reads asked for once it passed. */
+export interface ActAnswer {
+  located: LocateResult;
+  verdict?: Actionability;
+  intent?: string[];
+  popup?: boolean;
+  control?: ControlInfo;
+  /** Whether the control holds the focus after `typing` focused it. */
+  focused?: boolean;
+}
+
 export type ControlKind =
   'text' | 'select' | 'checkbox' | 'radio' | 'direct' | 'contenteditable' | 'file' | 'other';
 

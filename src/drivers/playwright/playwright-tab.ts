@@ -337,6 +337,32 @@ export class PlaywrightTab implements BrowserTab {
     });
   }
 
+  async screencast(
+    options: { maxWidth: number; quality: number },
+    onFrame: (frame: { jpeg: Buffer; at: number }) => void,
+  ): Promise<boolean> {
+    try {
+      // Its own CDP session: a capture that fails resets the shared one, which would end this.
+      const cdp = await this.page.context().newCDPSession(this.page);
+      cdp.on('Page.screencastFrame', (f) => {
+        // Acknowledged at once: Chromium sends the next frame only then, and only on a new paint.
+        cdp.send('Page.screencastFrameAck', { sessionId: f.sessionId }).catch(() => undefined);
+        const at = f.metadata.timestamp ? f.metadata.timestamp * 1000 : Date.now();
+        onFrame({ jpeg: Buffer.from(f.data, 'base64'), at });
+      });
+      // The width binds: frames are at most maxWidth CSS pixels wide, like captureViewport's.
+      await cdp.send('Page.startScreencast', {
+        format: 'jpeg',
+        quality: options.quality,
+        maxWidth: options.maxWidth,
+        maxHeight: options.maxWidth * 8,
+      });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   /** Runs a capture with fields holding a secret blanked; pages without one are not touched. */
   private async withSecretsBlanked<T>(capture: () => Promise<T>): Promise<T> {
     const blank = (await this.page.$('[data-swiftbrowse-secret]').catch(() => null))

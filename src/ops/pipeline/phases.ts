@@ -13,7 +13,7 @@ import type { OpEvents } from '../../sessions/op-events.js';
 import type { Session } from '../../sessions/session.js';
 import { policyError } from '../../sessions/session-manager.js';
 import type { CommonArgs, OpContext, OpDefinition } from '../define.js';
-import { bindReading, probedBox } from '../element.js';
+import type { ElementContext } from '../element.js';
 import { downloadNote } from '../files.js';
 import type { OpRequest, OpRuntime } from '../run-op.js';
 import { baseline, checkNavigation, settle, untilPageAnswers } from '../settle.js';
@@ -46,6 +46,8 @@ export interface OpRun {
   phases: PhaseTimes;
   /** Tabs opened and navigations refused while this op runs. */
   events: OpEvents;
+  /** What this op's element lookups share: the reading memory, the probed box, page-call times. */
+  elements: ElementContext;
   /** Runs a nested op (a batch step) through the whole pipeline. */
   nested: (request: OpRequest) => Promise<ActionResult>;
   args?: Args;
@@ -88,6 +90,7 @@ export function openRun(
     result: new ResultBuilder(),
     phases: new PhaseTimes(),
     events: session.events.watch(),
+    elements: { reading: session.reading },
     nested,
     delivered: false,
     wantChanges: false,
@@ -142,6 +145,7 @@ function contextOf(run: OpRun, op: OpDefinition): OpContext {
     signal: request.signal,
     notes,
     events: run.events,
+    elements: run.elements,
     tab: async () => {
       const restore = op.restoresLastUrl;
       const { opened } = await rt.sessions.ensureBrowser(session, { restore }, notes);
@@ -178,7 +182,6 @@ function contextOf(run: OpRun, op: OpDefinition): OpContext {
 export async function observeBefore(run: OpRun): Promise<void> {
   const { op, tab, args, session } = run;
   if (!op || !args) return;
-  if (tab) bindReading(tab, session.reading);
   run.wantChanges = op.acts && !!tab && (args.diff ?? run.rt.sessions.config.diff);
   run.before = op.acts && tab ? await baseline(tab) : undefined;
   if (run.wantChanges && tab && run.before)
@@ -261,7 +264,11 @@ export async function verifyExpect(run: OpRun): Promise<void> {
   const { tab, args, timeoutMs, rt, request, result } = run;
   const conditions: Condition[] | undefined = args?.expect;
   if (!conditions || !tab) return;
-  const options = { evaluate: rt.sessions.config.evaluate, signal: request.signal };
+  const options = {
+    evaluate: rt.sessions.config.evaluate,
+    signal: request.signal,
+    elements: run.elements,
+  };
   // The op's whole timeout bounds it; an expect still gets a short window after a slow action.
   const until = Date.now() + Math.max(deadlineOf(run) - Date.now(), Math.min(timeoutMs, 2000));
   try {
@@ -392,7 +399,8 @@ export async function finish(run: OpRun): Promise<ActionResult> {
     acts: !!op?.acts,
     tab,
     screen,
-    box: tab && probedBox(tab, started),
+    box: run.elements.probed,
+    spans: run.elements.spans,
     phases: run.phases.record,
   });
   return final;
