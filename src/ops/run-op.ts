@@ -173,7 +173,9 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
     const wantChanges = op.acts && !!tab && (args.diff ?? rt.sessions.config.diff);
     const before = op.acts && tab ? await baseline(tab) : undefined;
     const trackBefore =
-      wantChanges && tab && before ? await trackBaseline(tab, session.reading, before) : undefined;
+      wantChanges && tab && before
+        ? await trackBaseline(tab, session.reading, before, started + timeoutMs)
+        : undefined;
     const shellsBefore =
       wantChanges && args.element_diff && tab ? await readShells(tab) : undefined;
     const tabsOpenedBefore = session.openedTabs.length;
@@ -211,6 +213,7 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
           includeRemoved: args.include_removed ?? false,
           maxChars: rt.sessions.config.changesMaxChars,
           withholdNothing: op.name === 'reload',
+          deadline: started + timeoutMs,
         });
       // The op's own time bounds a read, with a floor for an action that used it all.
       const bounded = () =>
