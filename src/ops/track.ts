@@ -12,12 +12,12 @@ import type { Baseline } from './settle.js';
 export function walkBudget(deadline: number | undefined, share = 1): number | undefined {
   if (deadline === undefined) return undefined;
   const left = (deadline - Date.now()) * share;
-  return Math.max(Math.round(left - Math.min(Math.max(left * 0.3, 300), 2500)), 100);
+  return Math.max(Math.round(left - Math.min(Math.max(left * 0.4, 400), 3500)), 100);
 }
 
 /** The sentence an answer carries when a walk ran out of time. */
 export function cutNote(elements: number, advice = SNAPSHOT_A_PART): string {
-  return `cut: the page has more than ${elements} elements and the op's time ran out; ${advice}`;
+  return `cut: the page has ${elements} elements and the op's time ran out before all were read; ${advice}`;
 }
 
 export const SNAPSHOT_A_PART = 'snapshot a part of it with target or css';

@@ -120,7 +120,7 @@ export function find(
     visible: visible.includes(el),
   }));
   const result: ReturnType<typeof find> = { elements, total: found.length };
-  if (budget.cut) result.cut = { elements: budget.seen };
+  if (budget.cut) result.cut = budget.report();
   return result;
 }
 

@@ -247,6 +247,6 @@ export function locate(
     }
     result.sameRole = same;
   }
-  if (budget.cut) result.cut = { elements: budget.seen };
+  if (budget.cut) result.cut = budget.report();
   return result;
 }

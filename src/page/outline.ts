@@ -6,8 +6,8 @@ import {
   deepQuerier,
   deepQueryAll,
   describe,
+  normaliseSpace,
   shortText,
-  textTest,
 } from './dom.js';
 import { Budget } from './budget.js';
 import { candidates } from './locate.js';
@@ -72,7 +72,11 @@ type Uniqueness = (target: SelectorTarget, el: Element) => boolean;
 function uniqueness(budget: Budget): Uniqueness {
   const query = deepQuerier(document, budget);
   let byRole: Map<string, Element[]> | undefined;
-  const ofRole = (role: string) => {
+  // Per role, how many elements carry each name: computed once, so ten checks cost one pass.
+  const names = new Map<string, Map<string, number>>();
+  const namesOf = (role: string): Map<string, number> | null => {
+    const known = names.get(role);
+    if (known) return known;
     if (!byRole) {
       byRole = new Map();
       for (const el of allElements(document, budget)) {
@@ -80,7 +84,14 @@ function uniqueness(budget: Budget): Uniqueness {
         if (r) (byRole.get(r) ?? byRole.set(r, []).get(r)!).push(el);
       }
     }
-    return byRole.get(role) ?? [];
+    const counts = new Map<string, number>();
+    for (const el of byRole.get(role) ?? []) {
+      if (budget.spent()) return null;
+      const name = normaliseSpace(accessibleName(el));
+      counts.set(name, (counts.get(name) ?? 0) + 1);
+    }
+    names.set(role, counts);
+    return counts;
   };
   return (target, el) => {
     if (budget.cut) return false;
@@ -93,15 +104,8 @@ function uniqueness(budget: Budget): Uniqueness {
         const found = candidates(document, { strategy: 'xpath', value: target.xpath });
         return found.length === 1 && found[0] === el;
       }
-      const test = textTest({ exact: target.name });
-      let hit: Element | undefined;
-      for (const other of ofRole(target.role)) {
-        if (budget.spent()) return false;
-        if (!test(accessibleName(other))) continue;
-        if (hit) return false;
-        hit = other;
-      }
-      return hit === el;
+      // The element itself has this role and name, so a count of one is the element.
+      return namesOf(target.role)?.get(normaliseSpace(target.name)) === 1;
     } catch {
       return false;
     }
@@ -197,7 +201,7 @@ export function outline(
     items.push(describeItem(el, region, unique));
   }
   const result: ReturnType<typeof outline> = { items, total: elements.length };
-  if (budget.cut) result.cut = { elements: budget.seen };
+  if (budget.cut) result.cut = budget.report();
   return result;
 }
 

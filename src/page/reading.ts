@@ -82,7 +82,7 @@ export function track(request: TrackRequest = {}): PageTrack {
     closedShadowRoots: parts.reduce((n, p) => n + p.closedShadowRoots, 0),
     frames: parts.reduce((n, p) => n + p.frames, 0),
   };
-  if (budget.cut) merged.cut = { elements: budget.seen };
+  if (budget.cut) merged.cut = budget.report();
   if (request.maxChars !== undefined && merged.text.length > request.maxChars) {
     return {
       ...readWithPrints(outer[0], new Budget(budget.left()), request.maxChars),

@@ -552,7 +552,7 @@ export function textTrack(root?: Element, options: TextTrackOptions = {}): TextT
     closedShadowRoots: w.closed,
     frames: w.frames,
   };
-  if (w.budget.cut) track.cut = { elements: w.budget.seen };
+  if (w.budget.cut) track.cut = w.budget.report();
   if (w.shadowRoots > 0) track.shadowRoots = w.shadowRoots;
   if (w.skipped.length > 0) track.skippedFrames = w.skipped;
   return track;
