@@ -7,6 +7,7 @@ import { callPage } from '../drivers/page-script.js';
 import type { ReadingMemory } from '../sessions/reading-memory.js';
 import { defineOp } from './define.js';
 import { findElement, pageTarget, summarise } from './element.js';
+import { cutNote, walkBudget } from './track.js';
 
 /** Keeps the refs handed out so they can be checked, and drops the prints from what is shown. */
 async function handOut<T extends { ref?: string; print?: string }>(
@@ -59,11 +60,18 @@ export const find = defineOp({
       scope,
       args.mode === 'full',
       args.limit,
+      walkBudget(ctx.deadline),
     );
     if (found.error)
       throw new OpError('invalid_argument', `${describeTarget(args.target)}: ${found.error}`);
     const elements = await handOut(tab, ctx.session.reading, found.elements);
-    return { data: { elements, total: found.total } };
+    const data: Record<string, unknown> = { elements, total: found.total };
+    if (found.cut) {
+      // total counts what was looked at: there may be more past the cut.
+      data.truncated = true;
+      ctx.notes.push(cutNote(found.cut.elements, 'narrow the search with within or a css target'));
+    }
+    return { data };
   },
 });
 
@@ -133,10 +141,15 @@ export const outline = defineOp({
   }),
   async run(ctx, args) {
     const tab = await ctx.tab();
-    const result = await callPage(tab, [], 'outline', args.limit);
+    const result = await callPage(tab, [], 'outline', args.limit, walkBudget(ctx.deadline));
     const items = await handOut(tab, ctx.session.reading, result.items);
     const data: Record<string, unknown> = { elements: items, total: result.total };
-    if (result.total > items.length)
+    if (result.cut) {
+      data.truncated = true;
+      ctx.notes.push(
+        cutNote(result.cut.elements, 'the first found are listed; find with within lists a part'),
+      );
+    } else if (result.total > items.length)
       ctx.notes.push(
         `limited: ${items.length} of ${result.total} listed; raise limit for the rest`,
       );

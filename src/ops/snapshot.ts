@@ -8,10 +8,12 @@ import { OpError } from '../core/errors.js';
 import {
   changesAfter,
   cutLines,
+  cutNote,
   linesAfter,
   readTrack,
   restAfter,
   type RestCall,
+  walkBudget,
 } from './track.js';
 
 export const snapshot = defineOp({
@@ -56,6 +58,7 @@ export const snapshot = defineOp({
       request.address = await callPage(tab, el.frame, 'addressOf', el.handle);
       target = summarise(el);
     }
+    request.budgetMs = walkBudget(ctx.deadline);
     const read = await readTrack(tab, request);
     const data: Record<string, unknown> = {};
     let shown = read.snapshot.lines;
@@ -80,7 +83,12 @@ export const snapshot = defineOp({
     ctx.session.reading.remember(read.snapshot, shown, true);
     if (!args.target && !args.css && !args.after && !read.truncated)
       ctx.session.reading.setBaseline(read.snapshot);
-    if (data.truncated) {
+    if (read.cut) {
+      // Past the cut nothing was read: its rest would read the same start again and stop there.
+      data.truncated = true;
+      delete data.rest;
+      ctx.notes.push(cutNote(read.cut.elements));
+    } else if (data.truncated) {
       ctx.notes.push(
         'truncated: its rest continues after the last line, or snapshot a part of the page with target or css',
       );

@@ -1,13 +1,29 @@
 import type { BrowserTab } from '../drivers/driver.js';
-import { callPage } from '../drivers/page-script.js';
+import { callPage, type PageCallResult } from '../drivers/page-script.js';
 import type { TrackRequest } from '../page/reading.js';
 import { fittingPrefix, parseAddress, renderTrack, type TrackLine } from '../page/track-format.js';
 import type { ReadingMemory, TrackSnapshot } from '../sessions/reading-memory.js';
 import type { Baseline } from './settle.js';
 
-/** Reads the text track of a tab (or part of it) as a snapshot the memory can keep. */
-export async function readTrack(tab: BrowserTab, request: TrackRequest = {}) {
-  const t = await callPage(tab, [], 'track', request);
+/**
+ * The milliseconds a page walk may take when the op must answer by `deadline`: what is left, less
+ * a part kept for carrying the lines across, diffing and answering. Undefined: no bound.
+ */
+export function walkBudget(deadline: number | undefined, share = 1): number | undefined {
+  if (deadline === undefined) return undefined;
+  const left = (deadline - Date.now()) * share;
+  // Lines cost as much again to carry as to read, more under load: the walk gets under half.
+  return Math.max(Math.round(Math.min(left * 0.45, left - 400)), 100);
+}
+
+/** The sentence an answer carries when a walk ran out of time. */
+export function cutNote(elements: number, advice = SNAPSHOT_A_PART): string {
+  return `cut: the page has ${elements} elements and the op's time ran out before all were read; ${advice}`;
+}
+
+export const SNAPSHOT_A_PART = 'snapshot a part of it with target or css';
+
+function snapshotOf(tab: BrowserTab, t: PageCallResult<'track'>): TrackSnapshot {
   const snapshot: TrackSnapshot = {
     tabId: tab.id,
     documentId: t.documentId,
@@ -15,10 +31,19 @@ export async function readTrack(tab: BrowserTab, request: TrackRequest = {}) {
     lines: t.lines,
     prints: t.prints,
   };
+  if (t.still) snapshot.still = t.still;
+  if (t.cut) snapshot.cutAt = t.cut.elements;
+  return snapshot;
+}
+
+/** Reads the text track of a tab (or part of it) as a snapshot the memory can keep. */
+export async function readTrack(tab: BrowserTab, request: TrackRequest = {}) {
+  const t = await callPage(tab, [], 'track', request);
   return {
-    snapshot,
+    snapshot: snapshotOf(tab, t),
     text: renderTrack(t.lines),
     truncated: t.truncated,
+    cut: t.cut,
     closedShadowRoots: t.closedShadowRoots,
     skippedFrames: t.skippedFrames,
   };
@@ -52,6 +77,8 @@ export interface ChangeOptions {
   maxChars: number;
   /** A reload repeats the page on purpose: nothing is withheld. */
   withholdNothing: boolean;
+  /** Epoch ms by which the op answers: the walk gets what is left of it (walkBudget). */
+  deadline?: number;
 }
 
 function statusHint(lines: TrackLine[]): string[] | undefined {
@@ -122,10 +149,17 @@ export function diffTracks(
   after: TrackSnapshot,
   options: ChangeOptions,
 ): { changes: Changes; shown: TrackLine[] } {
-  const had = new Set(before.lines.map(key));
-  const has = new Set(after.lines.map(key));
-  const added = after.lines.filter((l) => !had.has(key(l)));
-  const removed = before.lines.filter((l) => !has.has(key(l)));
+  // A walk cut for time read the page only up to its last line: past it, the other read is no
+  // evidence that anything appeared or left.
+  const ends = [before, after].filter((t) => t.cutAt !== undefined && t.lines.length > 0);
+  const stops = ends.map((t) => orderKey(t.lines[t.lines.length - 1].address));
+  const reached = (l: TrackLine) => stops.every((stop) => !stop || !comesAfter(l.address, stop));
+  const beforeLines = stops.length ? before.lines.filter(reached) : before.lines;
+  const afterLines = stops.length ? after.lines.filter(reached) : after.lines;
+  const had = new Set(beforeLines.map(key));
+  const has = new Set(afterLines.map(key));
+  const added = afterLines.filter((l) => !had.has(key(l)));
+  const removed = beforeLines.filter((l) => !has.has(key(l)));
   if (added.length === 0 && removed.length === 0)
     return { changes: { no_change: true }, shown: [] };
   const changes: Changes = {};
@@ -201,6 +235,7 @@ export async function trackBaseline(
   tab: BrowserTab,
   memory: ReadingMemory,
   before: Baseline,
+  deadline?: number,
 ): Promise<TrackSnapshot | undefined> {
   const last = memory.baseline(tab.id);
   // Unreadable now (a dialog blocks it): the last read stands in; a new document is detected after.
@@ -209,32 +244,53 @@ export async function trackBaseline(
     last?.documentId === before.documentId && last.url === before.url && before.mutations === 0;
   if (unchanged) return last;
   try {
-    return (await readTrack(tab)).snapshot;
+    // A third of the op's time: the action and the read after it need the rest.
+    return (await readTrack(tab, { budgetMs: walkBudget(deadline, 1 / 3) })).snapshot;
   } catch {
     return last;
   }
 }
 
-/** What an action changed: a diff on the same document, the new page otherwise. */
+/**
+ * What an action changed: a diff on the same document, the new page otherwise. When the page
+ * says nothing that renders can have changed since the baseline was read (stillness.ts), the
+ * answer is no_change without a second walk.
+ */
 export async function changesAfter(
   tab: BrowserTab,
   before: TrackSnapshot | undefined,
   memory: ReadingMemory,
   options: ChangeOptions,
 ): Promise<Changes> {
-  const { snapshot: after, closedShadowRoots } = await readTrack(tab);
+  const request: TrackRequest = { budgetMs: walkBudget(options.deadline) };
+  const read =
+    before?.still && before.documentId
+      ? await callPage(tab, [], 'trackUnlessStill', request, before.still)
+      : await callPage(tab, [], 'track', request);
+  // Still: the baseline stands, and the action's mark still counts from before it.
+  if ('unchanged' in read) return { no_change: true };
+  const after = snapshotOf(tab, read as PageCallResult<'track'>);
+  const { closedShadowRoots, cut } = read as PageCallResult<'track'>;
   memory.setBaseline(after);
   await callPage(tab, [], 'mark');
+  let result: { changes: Changes; shown: TrackLine[] };
   if (before && before.documentId === after.documentId) {
-    const { changes, shown } = diffTracks(before, after, options);
-    if (changes.no_change && closedShadowRoots > 0) {
-      changes.note = `no readable change; ${closedShadowRoots} closed shadow root(s) here cannot be read — a screenshot shows them`;
+    result = diffTracks(before, after, options);
+    if (result.changes.no_change && closedShadowRoots > 0) {
+      result.changes.note = `no readable change; ${closedShadowRoots} closed shadow root(s) here cannot be read — a screenshot shows them`;
     }
-    memory.remember(after, shown, false);
-    return changes;
+  } else {
+    result = newPageChanges(after, memory, options);
   }
-  const { changes, shown } = newPageChanges(after, memory, options);
-  memory.remember(after, shown, false);
+  memory.remember(after, result.shown, false);
+  const changes = result.changes;
+  const cutAt =
+    cut?.elements ?? (before?.documentId === after.documentId ? before?.cutAt : undefined);
+  if (cutAt !== undefined) {
+    changes.truncated = true;
+    const note = cutNote(cutAt);
+    changes.note = changes.note ? `${changes.note}; ${note}` : note;
+  }
   return changes;
 }
 

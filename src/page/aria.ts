@@ -202,7 +202,15 @@ interface Walk {
   inLabelledBy: boolean;
   /** Inside a hidden node that was referenced by id or by a label: its hidden content counts. */
   includeHidden: boolean;
+  /** Levels of content below the root: past NAME_DEPTH the rest is read as plain text. */
+  depth: number;
 }
+
+/**
+ * Name from content follows the tree one level per step; a page nested thousands deep must not
+ * overflow the call stack, and no name is read from that deep: below this the text is taken whole.
+ */
+const NAME_DEPTH = 64;
 
 /** The accessible name per accname 1.2, whitespace collapsed and trimmed. */
 export function accessibleName(el: Element): string {
@@ -212,6 +220,7 @@ export function accessibleName(el: Element): string {
     recursing: false,
     inLabelledBy: false,
     includeHidden: isAriaHidden(el),
+    depth: 0,
   };
   return normalize(nameOf(el, walk));
 }
@@ -248,6 +257,7 @@ function referencedText(node: Element, walk: Walk, viaLabelledBy: boolean): stri
     recursing: true,
     inLabelledBy: walk.inLabelledBy || viaLabelledBy,
     includeHidden: walk.includeHidden || isAriaHidden(node),
+    depth: walk.depth + 1,
   });
 }
 
@@ -293,7 +303,7 @@ function fieldName(el: Element, walk: Walk): string {
 
 function childText(el: Element, tag: string, walk: Walk): string {
   const child = [...el.children].find((c) => c.localName === tag);
-  return child ? nameOf(child, { ...walk, recursing: true }) : '';
+  return child ? nameOf(child, { ...walk, recursing: true, depth: walk.depth + 1 }) : '';
 }
 
 function controlValue(el: Element): string {
@@ -310,7 +320,8 @@ function controlValue(el: Element): string {
 
 /** Name from content over the flattened tree: shadow roots and slot assignments, not light DOM. */
 function contentText(el: Element, walk: Walk): string {
-  const inner: Walk = { ...walk, recursing: true };
+  const inner: Walk = { ...walk, recursing: true, depth: walk.depth + 1 };
+  if (inner.depth > NAME_DEPTH) return el.textContent ?? '';
   let text = '';
   for (const child of flatChildren(el)) {
     if (child.nodeType === Node.TEXT_NODE) {

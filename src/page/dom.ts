@@ -1,3 +1,4 @@
+import type { Budget } from './budget.js';
 import type { TextMatcher } from './protocol.js';
 
 export function normaliseSpace(text: string): string {
@@ -5,9 +6,21 @@ export function normaliseSpace(text: string): string {
 }
 
 export function textMatches(matcher: TextMatcher, text: string): boolean {
-  const t = normaliseSpace(text);
-  if ('exact' in matcher) return t === normaliseSpace(matcher.exact);
-  return new RegExp(matcher.regex, matcher.flags).test(t);
+  return textTest(matcher)(text);
+}
+
+/** The matcher as a test, compiled once for a walk that asks it of every element. */
+export function textTest(matcher: TextMatcher): (text: string) => boolean {
+  if ('exact' in matcher) {
+    const wanted = normaliseSpace(matcher.exact);
+    // Collapsing whitespace only shortens a text: one shorter than the wanted one cannot match.
+    return (text) => text.length >= wanted.length && normaliseSpace(text) === wanted;
+  }
+  const re = new RegExp(matcher.regex, matcher.flags);
+  return (text) => {
+    re.lastIndex = 0;
+    return re.test(normaliseSpace(text));
+  };
 }
 
 /** The parent in the composed tree: a shadow root's children have the host as parent. */
@@ -22,30 +35,61 @@ export function composedContains(ancestor: Element, node: Element): boolean {
   return false;
 }
 
-/** Every element under `root`, in document order, descending into open shadow roots. */
-export function allElements(root: Element | Document | ShadowRoot): Element[] {
+/**
+ * Every element under `root`, in document order, descending into open shadow roots (a host's
+ * shadow tree comes right after the host, before its light children). Iterative: a page nested
+ * 50,000 deep is walked like a flat one. With a budget the walk stops when it is spent.
+ */
+export function allElements(root: Element | Document | ShadowRoot, budget?: Budget): Element[] {
   const out: Element[] = [];
-  const visit = (scope: Element | Document | ShadowRoot) => {
-    const walker = document.createTreeWalker(scope, NodeFilter.SHOW_ELEMENT);
-    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-      const el = n as Element;
-      out.push(el);
-      if (el.shadowRoot) visit(el.shadowRoot);
+  const walkers: TreeWalker[] = [document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT)];
+  if (root instanceof Element && root.shadowRoot)
+    walkers.push(document.createTreeWalker(root.shadowRoot, NodeFilter.SHOW_ELEMENT));
+  while (walkers.length > 0) {
+    if (budget?.spent()) break;
+    const el = walkers[walkers.length - 1].nextNode() as Element | null;
+    if (!el) {
+      walkers.pop();
+      continue;
     }
-  };
-  if (root instanceof Element && root.shadowRoot) visit(root.shadowRoot);
-  visit(root);
+    out.push(el);
+    if (el.shadowRoot)
+      walkers.push(document.createTreeWalker(el.shadowRoot, NodeFilter.SHOW_ELEMENT));
+  }
   return out;
 }
 
 /** querySelectorAll that also reads through open shadow roots. */
-export function deepQueryAll(root: Element | Document, selector: string): Element[] {
-  const found = new Set<Element>();
-  const scopes: (Element | Document | ShadowRoot)[] = [root];
-  for (const el of allElements(root)) if (el.shadowRoot) scopes.push(el.shadowRoot);
-  for (const scope of scopes) for (const el of scope.querySelectorAll(selector)) found.add(el);
-  if (root instanceof Element && root.matches(selector)) found.add(root);
-  return allElements(root).filter((el) => found.has(el));
+export function deepQueryAll(
+  root: Element | Document,
+  selector: string,
+  budget?: Budget,
+): Element[] {
+  return deepQuerier(root, budget)(selector);
+}
+
+/**
+ * A deep querySelectorAll for many selectors on one tree: the walk that finds its shadow roots is
+ * made once, on the first query, so each further selector costs only the native queries.
+ */
+export function deepQuerier(
+  root: Element | Document,
+  budget?: Budget,
+): (selector: string) => Element[] {
+  let elements: Element[] | undefined;
+  const scopes: (Document | Element | ShadowRoot)[] = [root];
+  return (selector) => {
+    if (!elements) {
+      elements = allElements(root, budget);
+      if (root instanceof Element && root.shadowRoot) scopes.push(root.shadowRoot);
+      for (const el of elements) if (el.shadowRoot) scopes.push(el.shadowRoot);
+    }
+    // No shadow root: the native query is already in document order.
+    if (scopes.length === 1 && !budget?.cut) return Array.from(root.querySelectorAll(selector));
+    const found = new Set<Element>();
+    for (const scope of scopes) for (const el of scope.querySelectorAll(selector)) found.add(el);
+    return elements.filter((el) => found.has(el));
+  };
 }
 
 export function isVisible(el: Element): boolean {
@@ -54,7 +98,15 @@ export function isVisible(el: Element): boolean {
   const rect = el.getBoundingClientRect();
   if (rect.width > 0 && rect.height > 0) return true;
   // display:contents and zero-size wrappers are visible when something inside them renders.
-  return Array.from(el.children).some((c) => isVisible(c));
+  const stack = Array.from(el.children);
+  while (stack.length > 0) {
+    const c = stack.pop()!;
+    if (!c.checkVisibility({ visibilityProperty: true, contentVisibilityAuto: true })) continue;
+    const r = c.getBoundingClientRect();
+    if (r.width > 0 && r.height > 0) return true;
+    for (let k = c.firstElementChild; k; k = k.nextElementSibling) stack.push(k);
+  }
+  return false;
 }
 
 /** `button#save.primary` — enough for a person to recognise the element. */

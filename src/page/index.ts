@@ -27,7 +27,7 @@ import { locate } from './locate.js';
 import { elementShells, extractOf, find, tableRows } from './inspect.js';
 import { outline } from './outline.js';
 import { frameOffset, probe } from './probe.js';
-import { addressOfHandle, track } from './reading.js';
+import { addressOfHandle, track, trackUnlessStill } from './reading.js';
 import { markSecretField, typeSecret } from './secret-fields.js';
 
 export const api = {
@@ -66,6 +66,7 @@ export const api = {
   tableRows,
   textVisible,
   track,
+  trackUnlessStill,
   typeSecret,
 };
 

@@ -5,6 +5,7 @@ import { elementOf, handleOf } from './handles.js';
 import { matchAll } from './locate.js';
 import type { PageTarget } from './protocol.js';
 import { addressOf, printOf, ownText } from './address.js';
+import { Budget } from './budget.js';
 
 const SHELL_ATTR_TEXT = 80;
 const HTML_MAX = 4000;
@@ -85,25 +86,42 @@ export function extractOf(
   }
 }
 
-/** Every element a target names, described, visible ones first. */
+/**
+ * Every element a target names, described, visible ones first. Only the `limit` shown are
+ * described; visibility is checked in page order until `limit` visible ones are found. The
+ * search and the checks share `budgetMs`; when it runs out the answer says `cut`.
+ */
 export function find(
   target: PageTarget,
   scopeHandle: number | undefined,
   full: boolean,
   limit: number,
-): { elements: (Described & { visible: boolean })[]; total: number; error?: string } {
-  const matched = matchAll(target, scopeHandle);
+  budgetMs?: number,
+): {
+  elements: (Described & { visible: boolean })[];
+  total: number;
+  error?: string;
+  cut?: { elements: number };
+} {
+  const budget = new Budget(budgetMs);
+  const matched = matchAll(target, scopeHandle, budget);
   if ('error' in matched) return { elements: [], total: 0, error: matched.error };
   if ('stale' in matched) return { elements: [], total: 0, error: `stale ref: ${matched.stale}` };
   const { found } = matched;
-  const elements = found
-    .map((el) => ({
-      ...(describeElement(handleOf(el), full) as Described),
-      visible: isVisible(el),
-    }))
-    .sort((a, b) => Number(b.visible) - Number(a.visible))
-    .slice(0, limit);
-  return { elements, total: found.length };
+  const visible: Element[] = [];
+  const hidden: Element[] = [];
+  for (const el of found) {
+    if (visible.length >= limit || budget.spent()) break;
+    (isVisible(el) ? visible : hidden).push(el);
+  }
+  const shown = [...visible, ...hidden].slice(0, limit);
+  const elements = shown.map((el) => ({
+    ...(describeElement(handleOf(el), full) as Described),
+    visible: visible.includes(el),
+  }));
+  const result: ReturnType<typeof find> = { elements, total: found.length };
+  if (budget.cut) result.cut = budget.report();
+  return result;
 }
 
 const SHELL_LIMIT = 3000;

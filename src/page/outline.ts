@@ -1,6 +1,15 @@
 import { addressOf, printOf } from './address.js';
 import { accessibleName, roleOf } from './aria.js';
-import { composedParent, deepQueryAll, describe, shortText } from './dom.js';
+import {
+  allElements,
+  composedParent,
+  deepQuerier,
+  deepQueryAll,
+  describe,
+  normaliseSpace,
+  shortText,
+} from './dom.js';
+import { Budget } from './budget.js';
 import { candidates } from './locate.js';
 import { hiddenVerdict, verdict } from './probe.js';
 
@@ -25,32 +34,82 @@ const LANDMARKS: Record<string, Region> = {
   complementary: 'complementary',
 };
 
-function regionOf(el: Element): Region {
-  for (let n = composedParent(el); n; n = composedParent(n)) {
-    const region = LANDMARKS[roleOf(n) ?? ''];
-    if (region) return region;
-  }
-  return 'page';
+/** Each element's region, remembered for the ancestors passed: one walk up per branch, not per element. */
+function regionFinder(): (el: Element) => Region {
+  const known = new Map<Element, Region>();
+  return (el) => {
+    const chain: Element[] = [];
+    let region: Region = 'page';
+    for (let n = composedParent(el); n; n = composedParent(n)) {
+      const seen = known.get(n);
+      if (seen) {
+        region = seen;
+        break;
+      }
+      const own = LANDMARKS[roleOf(n) ?? ''];
+      if (own) {
+        region = own;
+        known.set(n, own);
+        break;
+      }
+      chain.push(n);
+    }
+    for (const n of chain) known.set(n, region);
+    return region;
+  };
 }
 
 export type SelectorTarget = { css: string } | { role: string; name: string } | { xpath: string };
 
-function unique(target: SelectorTarget, el: Element): boolean {
-  try {
-    const found =
-      'css' in target
-        ? deepQueryAll(document, target.css)
-        : 'xpath' in target
-          ? candidates(document, { strategy: 'xpath', value: target.xpath })
-          : candidates(document, {
-              strategy: 'role',
-              value: target.role,
-              name: { exact: target.name },
-            });
-    return found.length === 1 && found[0] === el;
-  } catch {
-    return false;
-  }
+/** Answers whether a target names exactly one element, that element; false when out of time. */
+type Uniqueness = (target: SelectorTarget, el: Element) => boolean;
+
+/**
+ * Uniqueness checks for one outline: the page's shadow roots are found once, and each role's
+ * elements once, so a check is a native query or a name test over one role's elements, stopping
+ * at the second match.
+ */
+function uniqueness(budget: Budget): Uniqueness {
+  const query = deepQuerier(document, budget);
+  let byRole: Map<string, Element[]> | undefined;
+  // Per role, how many elements carry each name: computed once, so ten checks cost one pass.
+  const names = new Map<string, Map<string, number>>();
+  const namesOf = (role: string): Map<string, number> | null => {
+    const known = names.get(role);
+    if (known) return known;
+    if (!byRole) {
+      byRole = new Map();
+      for (const el of allElements(document, budget)) {
+        const r = roleOf(el);
+        if (r) (byRole.get(r) ?? byRole.set(r, []).get(r)!).push(el);
+      }
+    }
+    const counts = new Map<string, number>();
+    for (const el of byRole.get(role) ?? []) {
+      if (budget.spent()) return null;
+      const name = normaliseSpace(accessibleName(el));
+      counts.set(name, (counts.get(name) ?? 0) + 1);
+    }
+    names.set(role, counts);
+    return counts;
+  };
+  return (target, el) => {
+    if (budget.cut) return false;
+    try {
+      if ('css' in target) {
+        const found = query(target.css);
+        return !budget.cut && found.length === 1 && found[0] === el;
+      }
+      if ('xpath' in target) {
+        const found = candidates(document, { strategy: 'xpath', value: target.xpath });
+        return found.length === 1 && found[0] === el;
+      }
+      // The element itself has this role and name, so a count of one is the element.
+      return namesOf(target.role)?.get(normaliseSpace(target.name)) === 1;
+    } catch {
+      return false;
+    }
+  };
 }
 
 // Inside a quoted attribute value only quotes and backslashes need escaping.
@@ -80,7 +139,10 @@ function structuralPath(el: Element): string {
 }
 
 /** One durable selector that matches exactly this element, or null (refs still work). */
-export function durableSelector(el: Element): SelectorTarget | null {
+export function durableSelector(
+  el: Element,
+  unique: Uniqueness = uniqueness(new Budget()),
+): SelectorTarget | null {
   const tries: SelectorTarget[] = [];
   if (el.id) tries.push({ css: `#${CSS.escape(el.id)}` });
   if (el.getAttribute('data-testid')) tries.push({ css: attrSelector(el, 'data-testid') });
@@ -110,43 +172,64 @@ export interface OutlineItem {
   revealed_by?: { target: SelectorTarget | null; gesture: 'click' | 'hover' };
 }
 
-/** The usable elements of the page, main content first, each with a checked selector and its state. */
-export function outline(limit: number): { items: OutlineItem[]; total: number } {
-  const elements = deepQueryAll(document, INTERACTIVE).filter(
+/**
+ * The usable elements of the page, main content first, each with a checked selector and its
+ * state. Ranking needs only each element's region; the name, selector and verdict (each a look at
+ * the page, a selector's check a query of it) are worked out for the `limit` listed alone.
+ * `budgetMs` bounds it all: when it runs out, the answer has what was done and says `cut`.
+ */
+export function outline(
+  limit: number,
+  budgetMs?: number,
+): { items: OutlineItem[]; total: number; cut?: { elements: number } } {
+  const budget = new Budget(budgetMs);
+  const elements = deepQueryAll(document, INTERACTIVE, budget).filter(
     (el) => !(el instanceof HTMLInputElement && el.type === 'hidden'),
   );
-  const items: OutlineItem[] = elements.map((el) => {
-    const item: OutlineItem = { region: regionOf(el) };
-    try {
-      item.ref = addressOf(el);
-      item.print = printOf(el);
-    } catch {
-      // no address outside body
+  const regionOf = regionFinder();
+  const ranked: { el: Element; region: Region; i: number }[] = [];
+  for (const [i, el] of elements.entries()) {
+    if (budget.spent()) break;
+    ranked.push({ el, region: regionOf(el), i });
+  }
+  const rank = (r: Region) => REGION_ORDER.indexOf(r);
+  ranked.sort((a, b) => rank(a.region) - rank(b.region) || a.i - b.i);
+  const items: OutlineItem[] = [];
+  const unique = uniqueness(budget);
+  for (const { el, region } of ranked.slice(0, limit)) {
+    if (items.length > 0 && budget.spent()) break;
+    items.push(describeItem(el, region, unique));
+  }
+  const result: ReturnType<typeof outline> = { items, total: elements.length };
+  if (budget.cut) result.cut = budget.report();
+  return result;
+}
+
+function describeItem(el: Element, region: Region, unique: Uniqueness): OutlineItem {
+  const item: OutlineItem = { region };
+  try {
+    item.ref = addressOf(el);
+    item.print = printOf(el);
+  } catch {
+    // no address outside body
+  }
+  const role = roleOf(el);
+  if (role) item.role = role;
+  const name = accessibleName(el);
+  item.name = (name || shortText(el, 80) || describe(el)).slice(0, 80);
+  const selector = durableSelector(el, unique);
+  if (selector) item.target = selector;
+  const v = verdict(el, { enabled: true, hitTest: true });
+  if (!v.ok && v.blocker !== 'offscreen') {
+    item.state = `${v.blocker}: ${v.message}`;
+    if (v.blocker === 'hidden') {
+      const hidden = hiddenVerdict(el);
+      if (hidden.revealer)
+        item.revealed_by = {
+          target: durableSelector(hidden.revealer.el, unique),
+          gesture: hidden.revealer.gesture,
+        };
     }
-    const role = roleOf(el);
-    if (role) item.role = role;
-    const name = accessibleName(el);
-    item.name = (name || shortText(el, 80) || describe(el)).slice(0, 80);
-    const selector = durableSelector(el);
-    if (selector) item.target = selector;
-    const v = verdict(el, { enabled: true, hitTest: true });
-    if (!v.ok && v.blocker !== 'offscreen') {
-      item.state = `${v.blocker}: ${v.message}`;
-      if (v.blocker === 'hidden') {
-        const hidden = hiddenVerdict(el);
-        if (hidden.revealer)
-          item.revealed_by = {
-            target: durableSelector(hidden.revealer.el),
-            gesture: hidden.revealer.gesture,
-          };
-      }
-    } else if (v.blocker === 'offscreen') item.state = 'offscreen';
-    return item;
-  });
-  const rank = (i: OutlineItem) => REGION_ORDER.indexOf(i.region);
-  const sorted = items
-    .map((item, i) => ({ item, i }))
-    .sort((a, b) => rank(a.item) - rank(b.item) || a.i - b.i)
-    .map((x) => x.item);
-  return { items: sorted.slice(0, limit), total: sorted.length };
+  } else if (v.blocker === 'offscreen') item.state = 'offscreen';
+  return item;
 }

@@ -12,6 +12,15 @@ import type { Actionability, ProbeOptions } from './protocol.js';
 
 /** The nearest element (itself or an ancestor) that hides it, and how. */
 function hidingAncestor(el: Element): { el: Element; how: string } | null {
+  // No box: climb to the top of the unrendered branch by asking for boxes, which costs nothing
+  // per level; computing the style of each element of a display:none branch costs its depth.
+  let top: Element = el;
+  if (!el.checkVisibility()) {
+    for (let p = composedParent(top); p && !p.checkVisibility(); p = composedParent(p)) top = p;
+    const style = getComputedStyle(top);
+    if (style.display === 'none') return { el: top, how: 'display:none' };
+    if (style.contentVisibility === 'hidden') return { el: top, how: 'content-visibility:hidden' };
+  }
   for (let n: Element | null = el; n; n = composedParent(n)) {
     const style = getComputedStyle(n);
     if (style.display === 'none') return { el: n, how: 'display:none' };

@@ -42,6 +42,8 @@ export interface LocateResult {
   error?: string;
   /** For `ref`: why the address no longer holds the element that was read. */
   stale?: string;
+  /** Present when the search ran out of time: it looked at this many elements and stopped. */
+  cut?: { elements: number };
 }
 
 export type Blocker =

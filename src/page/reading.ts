@@ -1,4 +1,6 @@
 import { documentId } from './activity.js';
+import { Budget } from './budget.js';
+import { stillness, stillSince, type Stillness } from './stillness.js';
 import { deepQueryAll } from './dom.js';
 import { elementOf } from './handles.js';
 import { addressOf, printOf, resolveAddress, textTrack, type TextTrack } from './text-track.js';
@@ -9,6 +11,8 @@ export interface TrackRequest {
   /** Read only the elements matching this selector (inside `address` when given). */
   css?: string;
   maxChars?: number;
+  /** Milliseconds the walk may take; past them it stops and the track says it was cut. */
+  budgetMs?: number;
 }
 
 /** The track as sent to the server: lines without their rendering (the server renders them). */
@@ -16,6 +20,16 @@ export interface PageTrack extends Omit<TextTrack, 'text'> {
   /** Fingerprint of the element behind each line, to tell later whether a ref went stale. */
   prints: string[];
   documentId: string;
+  /**
+   * Present on a track of the whole page whose every change the page can see (no shadow roots,
+   * no frames): what `trackUnlessStill` compares to tell that a new read would be the same.
+   */
+  still?: Stillness;
+}
+
+/** Every shadow tree and frame is outside the document's mutation observer (stillness.ts). */
+function observable(t: TextTrack): boolean {
+  return t.frames === 0 && !t.skippedFrames && !t.shadowRoots && t.closedShadowRoots === 0;
 }
 
 function withoutText<T extends { text: string }>(t: T): Omit<T, 'text'> {
@@ -26,36 +40,52 @@ function withoutText<T extends { text: string }>(t: T): Omit<T, 'text'> {
 /** A text track with the fingerprint of the element behind each line. */
 function readWithPrints(
   root: Element | undefined,
+  budget: Budget,
   maxChars?: number,
 ): TextTrack & { prints: string[] } {
   const elements: Element[] = [];
-  const t = textTrack(root, { maxChars, elementsOut: elements });
+  const t = textTrack(root, { maxChars, elementsOut: elements, budget });
   return { ...t, prints: elements.map(printOf) };
+}
+
+/** The matches not inside another match (a match inside one is already in its track). */
+function outermost(matches: Element[]): Element[] {
+  const set = new Set(matches);
+  return matches.filter((el) => {
+    for (let p = el.parentElement; p; p = p.parentElement) if (set.has(p)) return false;
+    return true;
+  });
 }
 
 /** The text track of the page, a subtree, or the elements a selector picks inside it. */
 export function track(request: TrackRequest = {}): PageTrack {
+  const budget = new Budget(request.budgetMs);
   const root =
     request.address === undefined ? undefined : (resolveAddress(request.address) ?? undefined);
   if (request.address !== undefined && !root) throw new Error('stale: the element to read is gone');
   if (request.css === undefined) {
-    return withoutText({ ...readWithPrints(root, request.maxChars), documentId: documentId() });
+    const whole = readWithPrints(root, budget, request.maxChars);
+    const t: PageTrack = { ...withoutText(whole), documentId: documentId() };
+    if (root === undefined && observable(whole)) t.still = stillness();
+    return t;
   }
-  // Keep only outermost matches: a match inside another is already in its track.
-  const matches = deepQueryAll(root ?? document, request.css);
-  const outer = matches.filter((el) => !matches.some((m) => m !== el && m.contains(el)));
-  const parts = outer.map((el) => readWithPrints(el));
-  const lines = parts.flatMap((p) => p.lines);
+  const outer = outermost(deepQueryAll(root ?? document, request.css, budget));
+  const parts: (TextTrack & { prints: string[] })[] = [];
+  for (const el of outer) {
+    if (budget.cut) break;
+    parts.push(readWithPrints(el, budget));
+  }
   const merged: TextTrack = {
-    lines,
+    lines: parts.flatMap((p) => p.lines),
     text: parts.map((p) => p.text).join('\n'),
-    truncated: parts.some((p) => p.truncated),
+    truncated: budget.cut || parts.some((p) => p.truncated),
     closedShadowRoots: parts.reduce((n, p) => n + p.closedShadowRoots, 0),
     frames: parts.reduce((n, p) => n + p.frames, 0),
   };
+  if (budget.cut) merged.cut = budget.report();
   if (request.maxChars !== undefined && merged.text.length > request.maxChars) {
     return {
-      ...readWithPrints(outer[0], request.maxChars),
+      ...readWithPrints(outer[0], new Budget(budget.left()), request.maxChars),
       truncated: true,
       documentId: documentId(),
     };
@@ -65,6 +95,17 @@ export function track(request: TrackRequest = {}): PageTrack {
     prints: parts.flatMap((p) => p.prints),
     documentId: documentId(),
   });
+}
+
+/**
+ * The track of the whole page, unless nothing that renders can have changed since the track that
+ * `then` came with: one call either way, and no walk when the page is still.
+ */
+export function trackUnlessStill(
+  request: TrackRequest,
+  then: Stillness | undefined,
+): PageTrack | { unchanged: true } {
+  return then && stillSince(then) ? { unchanged: true } : track(request);
 }
 
 /** The absolute address of an element this frame holds. */

@@ -6,6 +6,7 @@
 // parent's state, measured no faster and needs hand-kept rules for <details>, <object> and
 // replaced elements that checkVisibility() already knows.)
 import { addressOf, bodyOf, elementIndex, frameBody, normalize, ownText } from './address.js';
+import { Budget } from './budget.js';
 import { isSecretField } from './secret-fields.js';
 import { childAddress, fittingPrefix, renderTrack } from './track-format.js';
 import type { SkippedFrame, TextTrack, TrackLine } from './track-format.js';
@@ -24,6 +25,8 @@ export interface TextTrackOptions {
   maxFrameDepth?: number;
   /** Filled with the element behind each returned line, in order. */
   elementsOut?: Element[];
+  /** The walk's time; when it is spent the walk stops and the track is marked `cut`. */
+  budget?: Budget;
 }
 
 // Never rendered as text: metadata, and SVG containers drawn only by reference, for which
@@ -76,9 +79,22 @@ interface Walk {
   maxFrames: number;
   maxDepth: number;
   closed: number;
+  /** Open shadow roots walked. */
+  shadowRoots: number;
   skipped: SkippedFrame[];
   /** Addresses of shadow hosts and slots walked, for the elements slotted into them. */
   known: Map<Element, string>;
+  /** Elements still to visit, the next one last. */
+  stack: Step[];
+  budget: Budget;
+}
+
+/** One element to visit: where it sits, how deep in frames, and whether its text is dropped. */
+interface Step {
+  el: Element;
+  address: string;
+  depth: number;
+  quiet: boolean;
 }
 
 interface Control {
@@ -101,26 +117,48 @@ function clip(text: string, max: number): string {
 
 /** Rendered text of a control's whole subtree (a control is one line, DESIGN §5). */
 function textOf(el: Element): string {
-  const acc = { text: '' };
-  collect(el, acc, true);
-  return clip(normalize(acc.text), CONTROL_TEXT);
+  return clip(normalize(collect(el)), CONTROL_TEXT);
 }
 
-function collect(el: Element, acc: { text: string }, own: boolean): void {
-  const slot =
-    el.localName === 'slot' ? (el as HTMLSlotElement).assignedNodes({ flatten: true }) : null;
-  const nodes: ArrayLike<Node> = slot && slot.length > 0 ? slot : (el.shadowRoot ?? el).childNodes;
-  for (let i = 0; i < nodes.length && acc.text.length < CONTROL_TEXT * 2; i++) {
-    const node = nodes[i];
+/** A node to read, or a space between an element's text and its neighbours'. */
+type Piece = { node: Node; own: boolean; check: boolean } | ' ';
+
+/** The rendered text under `el`, iteratively, stopping once it is well past what a line shows. */
+function collect(el: Element): string {
+  let text = '';
+  const stack: Piece[] = [{ node: el, own: true, check: false }];
+  while (stack.length > 0 && text.length < CONTROL_TEXT * 2) {
+    const piece = stack.pop()!;
+    if (piece === ' ') {
+      text += ' ';
+      continue;
+    }
+    const { node, own } = piece;
     if (node.nodeType === 3) {
-      if (own) acc.text += (node as Text).data;
-    } else if (node.nodeType === 1 && !SKIPPED_TAGS.has((node as Element).localName)) {
-      const state = seen(node as Element);
-      acc.text += ' ';
-      if (state !== Seen.None) collect(node as Element, acc, state === Seen.Shown);
-      acc.text += ' ';
+      if (own) text += (node as Text).data;
+      continue;
+    }
+    const element = node as Element;
+    let shown = own;
+    if (piece.check) {
+      const state = seen(element);
+      if (state === Seen.None) continue;
+      shown = state === Seen.Shown;
+    }
+    const slot =
+      element.localName === 'slot'
+        ? (element as HTMLSlotElement).assignedNodes({ flatten: true })
+        : null;
+    const nodes: ArrayLike<Node> =
+      slot && slot.length > 0 ? slot : (element.shadowRoot ?? element).childNodes;
+    for (let i = nodes.length - 1; i >= 0; i--) {
+      const child = nodes[i];
+      if (child.nodeType === 3) stack.push({ node: child, own: shown, check: false });
+      else if (child.nodeType === 1 && !SKIPPED_TAGS.has((child as Element).localName))
+        stack.push(' ', { node: child, own: shown, check: true }, ' ');
     }
   }
+  return text;
 }
 
 /** A name for a control with no text: aria-label, title, or an image's alt inside it. */
@@ -339,7 +377,7 @@ function enterFrame(w: Walk, frame: Element, address: string, depth: number): vo
   const body = frameBody(frame);
   if (!body) return void w.skipped.push({ address, reason: 'cross-origin' });
   w.frames++;
-  walk(w, body, `${address}|^`, depth + 1, false);
+  w.stack.push({ el: body, address: `${address}|^`, depth: depth + 1, quiet: false });
 }
 
 /** Label of a checkbox or radio: its text rides on the control's line, or becomes the control. */
@@ -374,9 +412,26 @@ function silent(el: Element, tag: string): boolean {
   return !el.hasAttribute('role') && !el.hasAttribute('contenteditable');
 }
 
-/** Walks one element; `quiet` drops plain text (a toggle's label, already on its line). */
-function walk(w: Walk, el: Element, address: string, depth: number, quiet: boolean): void {
-  if (w.stopped) return;
+/**
+ * Walks the composed tree from `first` in document order with an explicit stack (never
+ * recursion: a page nested 50,000 deep must not overflow the call stack). Each element is looked
+ * at once; children are pushed last-first so they come off in order.
+ */
+function walkFrom(w: Walk, first: Step): void {
+  w.stack.push(first);
+  while (w.stack.length > 0 && !w.stopped) {
+    if (w.budget.spent()) {
+      w.stopped = true;
+      break;
+    }
+    visit(w, w.stack.pop()!);
+  }
+}
+
+/** Reads one element's line, then queues its children; `quiet` drops plain text (a toggle's label, already on its line). */
+function visit(w: Walk, step: Step): void {
+  const { el, address, depth } = step;
+  let { quiet } = step;
   const tag = el.localName;
   if (SKIPPED_TAGS.has(tag) || silent(el, tag)) return;
   const state = seen(el);
@@ -402,30 +457,35 @@ function walk(w: Walk, el: Element, address: string, depth: number, quiet: boole
     if (text) push(w, el, address, text);
     else if (looksClosedHost(el, tag)) w.closed++;
   }
-  walkChildren(w, el, address, depth, quiet);
+  queueChildren(w, el, address, depth, quiet);
 }
 
-function walkChildren(w: Walk, el: Element, address: string, depth: number, quiet: boolean): void {
+function queueChildren(w: Walk, el: Element, address: string, depth: number, quiet: boolean): void {
+  const { stack } = w;
   const root = el.shadowRoot;
   if (root) {
+    w.shadowRoots++;
     w.known.set(el, address);
-    let i = el.childElementCount;
-    for (let c = root.firstElementChild; c; c = c.nextElementSibling)
-      walk(w, c, childAddress(address, i++), depth, quiet);
+    let i = el.childElementCount + root.childElementCount - 1;
+    for (let c = root.lastElementChild; c; c = c.previousElementSibling)
+      stack.push({ el: c, address: childAddress(address, i--), depth, quiet });
     return;
   }
   if (el.localName === 'slot' && (el as HTMLSlotElement).assignedNodes().length > 0) {
     w.known.set(el, address);
-    for (const node of (el as HTMLSlotElement).assignedNodes({ flatten: true })) {
+    const assigned = (el as HTMLSlotElement).assignedNodes({ flatten: true });
+    const steps: Step[] = [];
+    for (const node of assigned) {
       if (node.nodeType !== 1) continue;
       const at = slottedAddress(w, node as Element);
-      if (at !== null) walk(w, node as Element, at, depth, quiet);
+      if (at !== null) steps.push({ el: node as Element, address: at, depth, quiet });
     }
+    for (let k = steps.length - 1; k >= 0; k--) stack.push(steps[k]);
     return;
   }
-  let i = 0;
-  for (let c = el.firstElementChild; c; c = c.nextElementSibling)
-    walk(w, c, childAddress(address, i++), depth, quiet);
+  let i = el.childElementCount - 1;
+  for (let c = el.lastElementChild; c; c = c.previousElementSibling)
+    stack.push({ el: c, address: childAddress(address, i--), depth, quiet });
 }
 
 function slottedAddress(w: Walk, el: Element): string | null {
@@ -468,10 +528,13 @@ export function textTrack(root?: Element, options: TextTrackOptions = {}): TextT
     maxFrames: options.maxFrames ?? 8,
     maxDepth: options.maxFrameDepth ?? 2,
     closed: 0,
+    shadowRoots: 0,
     skipped: [],
     known: new Map(),
+    stack: [],
+    budget: options.budget ?? new Budget(),
   };
-  walk(w, start, address, address.split('|').length - 1, false);
+  walkFrom(w, { el: start, address, depth: address.split('|').length - 1, quiet: false });
   let lines = w.lines;
   let text = renderTrack(lines);
   let truncated = w.stopped;
@@ -479,7 +542,9 @@ export function textTrack(root?: Element, options: TextTrackOptions = {}): TextT
     ({ lines, text } = fitBudget(lines, maxChars));
     truncated = true;
   }
-  options.elementsOut?.push(...w.elements.slice(0, lines.length));
+  // One push per element: spreading 300,000 arguments overflows the call stack.
+  const out = options.elementsOut;
+  if (out) for (let i = 0; i < lines.length; i++) out.push(w.elements[i]);
   const track: TextTrack = {
     lines,
     text,
@@ -487,6 +552,8 @@ export function textTrack(root?: Element, options: TextTrackOptions = {}): TextT
     closedShadowRoots: w.closed,
     frames: w.frames,
   };
+  if (w.budget.cut) track.cut = w.budget.report();
+  if (w.shadowRoots > 0) track.shadowRoots = w.shadowRoots;
   if (w.skipped.length > 0) track.skippedFrames = w.skipped;
   return track;
 }

@@ -35,6 +35,10 @@ export interface TextTrack {
   frames: number;
   /** Visible frames not read; present only when there are some. */
   skippedFrames?: SkippedFrame[];
+  /** Open shadow roots walked; present only when there are some. */
+  shadowRoots?: number;
+  /** Present when the walk ran out of time: it stopped after this many elements. */
+  cut?: { elements: number };
 }
 
 const BODY = '^';

@@ -1,4 +1,5 @@
 import type { TrackLine } from '../page/track-format.js';
+import type { Stillness } from '../page/stillness.js';
 
 /** A text track as read from one tab's document. */
 export interface TrackSnapshot {
@@ -7,6 +8,10 @@ export interface TrackSnapshot {
   url: string;
   lines: TrackLine[];
   prints: string[];
+  /** The page's counters as it was read: a later read of a still page is skipped (track.ts). */
+  still?: Stillness;
+  /** Set when the walk ran out of time: the lines stop after this many elements. */
+  cutAt?: number;
 }
 
 /**

@@ -190,7 +190,7 @@ export async function observeBefore(run: OpRun): Promise<void> {
   run.wantChanges = op.acts && !!tab && (args.diff ?? run.rt.sessions.config.diff);
   run.before = op.acts && tab ? await baseline(tab) : undefined;
   if (run.wantChanges && tab && run.before)
-    run.trackBefore = await trackBaseline(tab, session.reading, run.before);
+    run.trackBefore = await trackBaseline(tab, session.reading, run.before, deadlineOf(run));
   if (run.wantChanges && args.element_diff && tab) run.shellsBefore = await readShells(tab);
   run.tabsOpenedBefore = run.events.openedTabs.length;
   run.downloadsBefore = session.browser?.downloads().length ?? 0;
@@ -305,6 +305,7 @@ export async function readChanges(run: OpRun): Promise<void> {
       includeRemoved: args.include_removed ?? false,
       maxChars: rt.sessions.config.changesMaxChars,
       withholdNothing: op.rereadsWholePage,
+      deadline: deadlineOf(run),
     }).catch((e: unknown) => {
       // A page waiting for its server answers nothing: the driver says so at once.
       if (e instanceof AwaitingServerError) return LATE;
