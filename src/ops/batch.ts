@@ -12,6 +12,7 @@ const stepSchema = z.strictObject({
 export const batch = defineOp({
   name: 'batch',
   runsSteps: true,
+  runsOtherOps: true,
   destructive: true,
   readsPage: false,
   summary:

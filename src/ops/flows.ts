@@ -104,6 +104,7 @@ export const flowDelete = defineOp({
 
 export const flowRun = defineOp({
   name: 'flow_run',
+  runsOtherOps: true,
   summary:
     'Fly a saved flow in one call, with params; the report says where a failure stopped, why, and a hint',
   step: false,

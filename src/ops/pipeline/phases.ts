@@ -383,7 +383,7 @@ export async function finish(run: OpRun): Promise<ActionResult> {
   await rt.sessions.persist(session);
   // Every result leaves through here: URL credentials and the session's bound values removed.
   const final = scrub(compactResult(built), session.bound);
-  if (op?.browser) verdictOf(session).record(final, request.run);
+  if (op?.browser) verdictOf(session).record(final, request.run, op);
   run.phases.add('finish', performance.now() - began);
   rt.logs?.record({
     result: final,
