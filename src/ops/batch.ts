@@ -13,6 +13,7 @@ export const batch = defineOp({
   name: 'batch',
   runsSteps: true,
   runsOtherOps: true,
+  secretRefsAsData: true,
   destructive: true,
   readsPage: false,
   summary:

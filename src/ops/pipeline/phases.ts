@@ -112,7 +112,7 @@ export async function prepare(run: OpRun): Promise<void> {
       `Unknown op "${request.op}". Ops: ${[...rt.ops.keys()].join(', ')}.`,
     );
   }
-  rt.secrets.refuseMisplaced({ session, op: op.name, ...auditStep(request.run) }, request.args);
+  rt.secrets.refuseMisplaced({ session, op: op.name, ...auditStep(request.run) }, request.args, op);
   const args = parseArgs(op.name, op.args, request.args) as Args;
   run.args = args;
   run.timeoutMs = args.timeout ?? run.timeoutMs;
