@@ -52,9 +52,9 @@ export class SessionVerdict {
   readonly evidence: Evidence[] = [];
   readonly runs: RunRecord[] = [];
 
-  /** Records one op's result; batches and flow runs are recorded by their steps. */
-  record(result: ActionResult, run?: RunRef): void {
-    if (result.op === 'batch' || result.op === 'flow_run') return;
+  /** Records one op's result; one that runs other ops (batch, flow_run) is recorded by its steps. */
+  record(result: ActionResult, run: RunRef | undefined, op: { runsOtherOps: boolean }): void {
+    if (op.runsOtherOps) return;
     this.actions++;
     const url = result.page?.url;
     for (const c of result.verification.checks ?? []) {

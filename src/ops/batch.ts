@@ -12,6 +12,8 @@ const stepSchema = z.strictObject({
 export const batch = defineOp({
   name: 'batch',
   runsSteps: true,
+  runsOtherOps: true,
+  secretRefsAsData: true,
   destructive: true,
   readsPage: false,
   summary:

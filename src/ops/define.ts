@@ -121,6 +121,16 @@ export interface OpDefinition<S extends z.ZodObject = z.ZodObject> {
    * out of its op list, and HTTP takes a bare JSON array as its `steps`.
    */
   runsSteps: boolean;
+  /**
+   * Runs other ops as its steps (batch, flow_run): each step is recorded in the session's verdict
+   * on its own, so the op itself is not counted again.
+   */
+  runsOtherOps: boolean;
+  /**
+   * Its arguments name or carry flows and steps (batch, flow_*): a `secret` in them is a reference
+   * a step resolves when it runs, so it is not refused as misplaced before the op starts.
+   */
+  secretRefsAsData: boolean;
   /** Keeps a tool of its own beside browser_run in the compact MCP set: the session's lifecycle. */
   lifecycle: boolean;
   /** The arguments defineOp added (timeout, expect, diff…), not declared by the op itself. */
@@ -153,6 +163,8 @@ export interface OpDeclaration<S extends z.ZodObject> {
   answersDialogs?: boolean;
   rereadsWholePage?: boolean;
   runsSteps?: boolean;
+  runsOtherOps?: boolean;
+  secretRefsAsData?: boolean;
   lifecycle?: boolean;
   run(ctx: OpContext, args: z.output<S> & CommonArgs): Promise<OpOutcome>;
 }
@@ -201,6 +213,8 @@ export function defineOp<S extends z.ZodObject>(decl: OpDeclaration<S>): OpDefin
     answersDialogs: decl.answersDialogs ?? false,
     rereadsWholePage: decl.rereadsWholePage ?? false,
     runsSteps: decl.runsSteps ?? false,
+    runsOtherOps: decl.runsOtherOps ?? false,
+    secretRefsAsData: decl.secretRefsAsData ?? false,
     lifecycle: decl.lifecycle ?? false,
     common: Object.keys(extra),
     run: decl.run as OpDefinition['run'],

@@ -26,6 +26,7 @@ const libraryOfCaller = (ctx: OpContext) => libraryOf(ctx.session.name);
 
 export const flowList = defineOp({
   name: 'flow_list',
+  secretRefsAsData: true,
   summary:
     'List the saved flows that apply to the current page (yours and global), with their parameters; everywhere for all',
   browser: false,
@@ -55,6 +56,7 @@ export const flowList = defineOp({
 
 export const flowGet = defineOp({
   name: 'flow_get',
+  secretRefsAsData: true,
   summary: 'Read one saved flow: its document, YAML text and revision',
   browser: false,
   step: false,
@@ -67,6 +69,7 @@ export const flowGet = defineOp({
 
 export const flowSave = defineOp({
   name: 'flow_save',
+  secretRefsAsData: true,
   summary:
     'Save a flow to your library (create or update); every step is checked against its op now',
   browser: false,
@@ -88,6 +91,7 @@ export const flowSave = defineOp({
 
 export const flowDelete = defineOp({
   name: 'flow_delete',
+  secretRefsAsData: true,
   destructive: true,
   summary: 'Delete a flow from your library',
   browser: false,
@@ -104,6 +108,8 @@ export const flowDelete = defineOp({
 
 export const flowRun = defineOp({
   name: 'flow_run',
+  secretRefsAsData: true,
+  runsOtherOps: true,
   summary:
     'Fly a saved flow in one call, with params; the report says where a failure stopped, why, and a hint',
   step: false,

@@ -54,7 +54,10 @@ export interface SettleRules {
   /** Without the Navigation API the page cannot report a navigation: the driver gets this long. */
   graceMs: number;
   pollMs: number;
-  /** How long a navigation the page reported may go unheard by the driver (one it cancelled never is). */
+  /**
+   * How long a navigation the page reported may go unheard by the driver. The page reports only
+   * those that may replace it (page/activity.ts): a same-document or a cancelled one never holds.
+   */
   driverCatchUpMs: number;
 }
 

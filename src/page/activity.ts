@@ -59,9 +59,40 @@ function watchRequests(): void {
   };
 }
 
-let navigationsSinceMark = 0;
+/** The parts of the Navigation API read here (TypeScript's DOM lib does not declare it yet). */
+interface NavigateEventLike extends Event {
+  /** Absent in a browser without the property: such a navigation counts, as it always did. */
+  destination?: { url?: string; sameDocument?: boolean };
+}
+interface NavigationLike extends EventTarget {
+  currentEntry?: { url?: string | null } | null;
+}
 /** The Navigation API names every navigation the document starts, the moment it starts it. */
-const navigationApi = (globalThis as { navigation?: EventTarget }).navigation;
+const navigationApi = (globalThis as { navigation?: NavigationLike }).navigation;
+/**
+ * Navigations since the mark that may replace this document. The driver hears those late (a
+ * request first), so the settle holds for them; a same-document one (pushState, a fragment, one
+ * a router intercepted) is no new document, and one the page cancelled is none at all.
+ */
+let leaving: NavigateEventLike[] = [];
+
+function onNavigate(e: NavigateEventLike): void {
+  if (e.destination?.sameDocument === true) {
+    // A route change: the render that follows gets its quiet window from here, like a mutation.
+    lastMutation = performance.now();
+    return;
+  }
+  leaving.push(e);
+}
+
+/** An intercepted navigation commits in this document: it leaves nothing. */
+function onEntryChange(): void {
+  const url = navigationApi?.currentEntry?.url;
+  if (!url) return;
+  const before = leaving.length;
+  leaving = leaving.filter((e) => e.destination?.url !== url);
+  if (leaving.length < before) lastMutation = performance.now();
+}
 /**
  * Form submissions since the mark. A submission navigates in a task of its own, so its `navigate`
  * event can come after a first look; the `submit` event is there as the click returns.
@@ -83,11 +114,12 @@ export function mark(): void {
   lastMutation = performance.now();
   epoch++;
   requestsSinceMark = 0;
-  navigationsSinceMark = 0;
+  leaving = [];
   submits = [];
   if (observer) return;
   watchRequests();
-  navigationApi?.addEventListener('navigate', () => navigationsSinceMark++);
+  navigationApi?.addEventListener('navigate', (e) => onNavigate(e));
+  navigationApi?.addEventListener('currententrychange', onEntryChange);
   window.addEventListener('submit', (e) => submits.push(e as SubmitEvent), true);
   observer = new MutationObserver((records) => {
     mutations += records.length;
@@ -110,9 +142,13 @@ export function activity(): ActivityMark {
     sinceLastMutationMs: performance.now() - lastMutation,
     requests: requestsSinceMark,
     requestsOpen,
-    // A submission counts until its own navigate event does: the larger of the two.
+    // A submission counts until its own navigate event does: the larger of the two. A cancel is
+    // read now, once every listener of the event has run.
     navigations: navigationApi
-      ? Math.max(navigationsSinceMark, submits.filter(navigatesHere).length)
+      ? Math.max(
+          leaving.filter((e) => !e.defaultPrevented).length,
+          submits.filter(navigatesHere).length,
+        )
       : undefined,
     documentId: id,
   };

@@ -120,7 +120,10 @@ export interface ActivityMark {
   /** fetch and XHR requests the page started since the mark, and those not answered yet. */
   requests: number;
   requestsOpen: number;
-  /** Navigations the document started since the mark; absent without the Navigation API. */
+  /**
+   * Navigations since the mark that may replace the document (not same-document ones, not ones the
+   * page cancelled); absent without the Navigation API.
+   */
   navigations?: number;
   /** This document's id: a new one after the action means it navigated. */
   documentId: string;

@@ -171,8 +171,8 @@ export class Secrets {
    * Refuses a `secret` anywhere but fill's own argument: in evaluate, goto, press, a condition
    * (`expect`, assert, wait_for)… The refusal names why and is audited at warn.
    */
-  refuseMisplaced(ctx: BindContext, args: unknown): void {
-    if (!isRecord(args) || ctx.op === 'batch' || ctx.op.startsWith('flow_')) return;
+  refuseMisplaced(ctx: BindContext, args: unknown, op: { secretRefsAsData: boolean }): void {
+    if (!isRecord(args) || op.secretRefsAsData) return;
     let place: string | undefined;
     if (ctx.op !== 'fill' && 'secret' in args) place = ctx.op;
     else if (carriesSecret(args.expect)) place = 'expect';

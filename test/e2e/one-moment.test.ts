@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { LogLine } from '../../src/logs/log-line.js';
+import { SETTLE_RULES } from '../../src/ops/settle-table.js';
 import type { Changes } from '../../src/ops/track.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 
@@ -18,6 +19,23 @@ after(() => h.close());
 const open = (page: string) => h.op('goto', { url: `${h.server.PREFIX}/${page}` });
 const changesOf = (body: { data?: Record<string, unknown> }) =>
   (body.data?.changes ?? {}) as Changes;
+
+/**
+ * The settle did not hold for the driver to hear a navigation (settle-table.ts navigation_unheard):
+ * that row holds for driverCatchUpMs, so a settle phase shorter than it did not take the row.
+ */
+async function assertNoCatchUp(actionId: string | undefined): Promise<void> {
+  await h.app.runtime.logs!.flush();
+  const text = readFileSync(join(h.dataDir, 'logs', 't', 'events.jsonl'), 'utf8');
+  const line = text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as LogLine)
+    .find((l) => l.action_id === actionId);
+  const settleMs = line?.phases?.settle;
+  assert.ok(settleMs !== undefined, `no settle phase logged for ${actionId}`);
+  assert.ok(settleMs < SETTLE_RULES.driverCatchUpMs, `settle took ${settleMs} ms`);
+}
 
 describe('the answer describes one moment', () => {
   test('a submit that navigates 150 ms later reports the new page, navigated', async () => {
@@ -84,6 +102,54 @@ describe('the answer describes one moment', () => {
     assert.match(changes.added ?? '', /Notifications are on for every folder/);
     assert.ok(r.body.notes?.includes('url_changed'), JSON.stringify(r.body.notes));
     assert.ok(!r.body.notes?.includes('navigated'), JSON.stringify(r.body.notes));
+  });
+
+  test('a pushState route change answers url_changed with the new route, without the catch-up wait', async () => {
+    h.server.setContent(
+      '/push-route.html',
+      `<title>Home</title>
+       <main id=app><h1>Home</h1><button id=go>Open route two</button></main>
+       <script>
+         document.querySelector('#go').addEventListener('click', () => {
+           history.pushState({}, '', '/route2');
+           document.querySelector('#app').innerHTML =
+             '<h1>Route two</h1><p>Rendered by the router.</p>';
+         });
+       </script>`,
+    );
+    await open('push-route.html');
+    const r = await h.op('click', { target: { role: 'button', name: 'Open route two' } });
+    assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
+    assert.match(r.body.page!.url, /\/route2$/);
+    assert.match(changesOf(r.body).added ?? '', /Rendered by the router/);
+    assert.ok(r.body.notes?.includes('url_changed'), JSON.stringify(r.body.notes));
+    assert.ok(!r.body.notes?.includes('navigated'), JSON.stringify(r.body.notes));
+    await assertNoCatchUp(r.body.action_id);
+  });
+
+  test('a click whose navigation the page cancels answers without the catch-up wait', async () => {
+    h.server.setContent(
+      '/guarded.html',
+      `<title>Draft</title>
+       <main id=app><button id=go>Leave</button></main>
+       <script>
+         document.querySelector('#go').addEventListener('click', () => {
+           // An unsaved-changes guard: the navigation is cancelled and a banner says why.
+           navigation.addEventListener('navigate', (e) => e.preventDefault(), { once: true });
+           location.href = 'elsewhere.html';
+           document.querySelector('#app').insertAdjacentHTML('beforeend', '<p>Save your draft first.</p>');
+         });
+       </script>`,
+    );
+    await open('guarded.html');
+    const requests = h.server.requests.length;
+    const r = await h.op('click', { target: { role: 'button', name: 'Leave' } });
+    assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
+    assert.match(r.body.page!.url, /guarded\.html$/);
+    assert.match(changesOf(r.body).added ?? '', /Save your draft first/);
+    assert.ok(!r.body.notes?.includes('navigated'), JSON.stringify(r.body.notes));
+    assert.ok(!h.server.requests.slice(requests).includes('/elsewhere.html'), 'nothing was loaded');
+    await assertNoCatchUp(r.body.action_id);
   });
 
   test('a re-render just after the expect held is what changes and page.title describe', async () => {

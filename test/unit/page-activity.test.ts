@@ -83,7 +83,7 @@ test('a fetch that fails at once is not left open', async () => {
   assert.equal(mark.requestsOpen, 0);
 });
 
-test('after the next frame, a render the handler deferred is counted, and a navigation it started', async () => {
+test('after the next frame, a render the handler deferred is counted; a hash change is no new document', async () => {
   await page.evaluate('__activity.checkpoint()');
   await page.evaluate(`document.querySelector('button').onclick = () => {
     requestAnimationFrame(() => setTimeout(() => (out.textContent = 'later'), 0));
@@ -92,10 +92,20 @@ test('after the next frame, a render the handler deferred is counted, and a navi
   await page.click('button');
   const settled = await page.evaluate<ActivityMark>('__activity.activityAfterFrame()');
   assert.ok(settled.mutations > 0, 'the deferred render is in');
-  assert.equal(settled.navigations, 1, 'the hash change is a navigation the page started');
+  assert.equal(settled.navigations, 0, 'a same-document navigation leaves the document in place');
   await page.evaluate('__activity.checkpoint()');
   const quiet = await page.evaluate<ActivityMark>('__activity.activityAfterFrame()');
   assert.deepEqual([quiet.mutations, quiet.requests, quiet.navigations], [0, 0, 0]);
+});
+
+test('a navigation the page cancels or a router intercepts is none', async () => {
+  await page.evaluate('__activity.checkpoint()');
+  await page.evaluate(`navigation.addEventListener('navigate', (e) => e.preventDefault(), { once: true });
+    location.href = '/cancelled'`);
+  assert.equal((await activity()).navigations, 0, 'the cancelled navigation');
+  await page.evaluate(`navigation.addEventListener('navigate', (e) => e.intercept(), { once: true });
+    navigation.navigate('/routed')`);
+  assert.equal((await activity()).navigations, 0, 'the intercepted navigation');
 });
 
 test('a form submission counts as a navigation as the click returns; a prevented one does not', async () => {

@@ -282,7 +282,7 @@ describe('binding', () => {
     ];
     for (const [op, args, reason] of cases) {
       assert.throws(
-        () => secrets.refuseMisplaced({ session, op }, args),
+        () => secrets.refuseMisplaced({ session, op }, args, { secretRefsAsData: false }),
         (e: OpError) =>
           e.kind === 'permission_denied' && reason.test(e.message) && /fill/.test(e.message),
         op,
@@ -292,10 +292,12 @@ describe('binding', () => {
     secrets.refuseMisplaced(
       { session, op: 'fill' },
       { target: { css: '#p' }, secret: { name: 'site', key: 'password' } },
+      { secretRefsAsData: false },
     );
     secrets.refuseMisplaced(
       { session, op: 'batch' },
       { steps: [{ op: 'fill', args: { secret: {} } }] },
+      { secretRefsAsData: true },
     );
   });
 });

@@ -207,6 +207,23 @@ const TABLE: Row[] = [
     look: { elapsedMs: 2000, page: { navigations: 1, sinceLastMutationMs: 2000 } },
     expected: { kind: 'quiet', rule: 'quiet' },
   },
+  // page/activity.ts reports only navigations that may replace the document: the three below
+  // read navigations: 0 and settle on the DOM alone (they held for driverCatchUpMs before).
+  {
+    name: 'SPA route change: pushState is a same-document navigation the driver never hears',
+    look: { elapsedMs: 40, page: { navigations: 0, mutations: 2, sinceLastMutationMs: 60 } },
+    expected: { kind: 'quiet', rule: 'quiet' },
+  },
+  {
+    name: 'SPA route change: a navigation the router intercepted, unheard by the BiDi driver, renders',
+    look: { elapsedMs: 40, page: { navigations: 0, mutations: 2, sinceLastMutationMs: 20 } },
+    expected: { kind: 'wait', ms: 25, rule: 'dom_changing' },
+  },
+  {
+    name: 'a navigation the page cancelled (an unsaved-changes guard) holds nothing',
+    look: { elapsedMs: 40, page: { navigations: 0, mutations: 1, sinceLastMutationMs: 80 } },
+    expected: { kind: 'quiet', rule: 'quiet' },
+  },
   {
     name: 'document being replaced: a read that met the swap looks again',
     look: { driver: { navigations: 1, requestsStarted: 1 }, page: { unreadable: 'failed' } },

@@ -120,7 +120,7 @@ export async function prepare(run: OpRun): Promise<void> {
       `Unknown op "${request.op}". Ops: ${[...rt.ops.keys()].join(', ')}.`,
     );
   }
-  rt.secrets.refuseMisplaced({ session, op: op.name, ...auditStep(request.run) }, request.args);
+  rt.secrets.refuseMisplaced({ session, op: op.name, ...auditStep(request.run) }, request.args, op);
   const args = parseArgs(op.name, op.args, request.args) as Args;
   run.args = args;
   run.timeoutMs = opTimeoutMs(op, args, session);
@@ -387,7 +387,7 @@ export async function finish(run: OpRun): Promise<ActionResult> {
   await rt.sessions.persist(session);
   // Every result leaves through here: URL credentials and the session's bound values removed.
   const final = scrub(compactResult(built), session.bound);
-  if (op?.browser) verdictOf(session).record(final, request.run);
+  if (op?.browser) verdictOf(session).record(final, request.run, op);
   run.phases.add('finish', performance.now() - began);
   rt.logs?.record({
     result: final,
