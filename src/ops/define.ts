@@ -133,6 +133,11 @@ export interface OpDefinition<S extends z.ZodObject = z.ZodObject> {
   secretRefsAsData: boolean;
   /** Keeps a tool of its own beside browser_run in the compact MCP set: the session's lifecycle. */
   lifecycle: boolean;
+  /**
+   * Ends the browser (close): it does not wait behind an op that holds the session, it ends the
+   * browser under it, so a wedged page never keeps its session from closing.
+   */
+  endsBrowser: boolean;
   /** The arguments defineOp added (timeout, expect, diff…), not declared by the op itself. */
   common: string[];
   run(ctx: OpContext, args: z.output<S> & CommonArgs): Promise<OpOutcome>;
@@ -166,6 +171,7 @@ export interface OpDeclaration<S extends z.ZodObject> {
   runsOtherOps?: boolean;
   secretRefsAsData?: boolean;
   lifecycle?: boolean;
+  endsBrowser?: boolean;
   run(ctx: OpContext, args: z.output<S> & CommonArgs): Promise<OpOutcome>;
 }
 
@@ -216,6 +222,7 @@ export function defineOp<S extends z.ZodObject>(decl: OpDeclaration<S>): OpDefin
     runsOtherOps: decl.runsOtherOps ?? false,
     secretRefsAsData: decl.secretRefsAsData ?? false,
     lifecycle: decl.lifecycle ?? false,
+    endsBrowser: decl.endsBrowser ?? false,
     common: Object.keys(extra),
     run: decl.run as OpDefinition['run'],
   };

@@ -105,6 +105,7 @@ export const open = defineOp({
 export const close = defineOp({
   name: 'close',
   managesBrowser: true,
+  endsBrowser: true,
   lifecycle: true,
   destructive: true,
   summary: "End the session's browser; the session, its settings and last URL remain",
