@@ -48,13 +48,7 @@ const LATE_HOLD_MS = 1000;
 
 const LATE = Symbol('late');
 
-interface Guard {
-  /** The op runs other ops (batch, flow_run); each of those has its own deadline. */
-  composite: boolean;
-}
-
-/** The guards of each session's ops running now, outermost first. */
-const running = new WeakMap<Session, Guard[]>();
+type Guard = Session['deadlines'][number];
 
 /**
  * The op's time: its `timeout`, else the session's; an op that loads a page (it declares its own
@@ -99,8 +93,7 @@ export function bounded(
   const started = Date.now();
   const openingBefore = rt.sessions.openingSpent(session);
   const navigationsBefore = session.activeTab()?.activity().navigationsSent ?? 0;
-  const guards = running.get(session) ?? [];
-  running.set(session, guards);
+  const guards = session.deadlines;
   // Steps of a batch or flow have deadlines of their own: the op running them is not cut.
   for (const g of guards) g.composite = true;
   const guard: Guard = { composite: false };

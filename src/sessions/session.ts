@@ -23,6 +23,11 @@ export class Session {
   /** Refused navigations and tabs the pages opened, handed to the ops running when they happen. */
   readonly events = new SessionEvents();
   /**
+   * The deadlines of the ops running now, outermost first (ops/deadline.ts): a batch or flow whose
+   * steps run under deadlines of their own is marked composite, so it is not cut itself.
+   */
+  readonly deadlines: { composite: boolean }[] = [];
+  /**
    * Where the last pointer move this server sent left the pointer, in main-viewport coordinates,
    * and on which tab (each tab has its own). Undefined until a move, and again with a new browser.
    */
