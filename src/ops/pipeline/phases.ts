@@ -13,7 +13,6 @@ import type { OpEvents } from '../../sessions/op-events.js';
 import type { Session } from '../../sessions/session.js';
 import { policyError } from '../../sessions/session-manager.js';
 import type { CommonArgs, OpContext, OpDefinition } from '../define.js';
-import { opTimeoutMs } from '../deadline.js';
 import type { ElementContext } from '../element.js';
 import { downloadNote } from '../files.js';
 import type { OpRequest, OpRuntime } from '../run-op.js';
@@ -103,10 +102,6 @@ export function openRun(
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const deadlineOf = (run: OpRun) => run.started + run.timeoutMs;
-/** What is left of the op's time: every wait after the action fits in it (DESIGN §3.2). */
-const leftOf = (run: OpRun) => Math.max(deadlineOf(run) - Date.now(), 0);
-/** A settle within what is left of the op's time; with none left it still takes one look. */
-const settleMs = (run: OpRun) => Math.min(run.rt.sessions.config.settleTimeoutMs, leftOf(run));
 /** A tab a page call can be made on: open, and no dialog holding its page. */
 const readable = (tab: BrowserTab | undefined): tab is BrowserTab =>
   !!tab && !tab.isClosed() && !tab.pendingDialog();
@@ -123,7 +118,7 @@ export async function prepare(run: OpRun): Promise<void> {
   rt.secrets.refuseMisplaced({ session, op: op.name, ...auditStep(request.run) }, request.args, op);
   const args = parseArgs(op.name, op.args, request.args) as Args;
   run.args = args;
-  run.timeoutMs = opTimeoutMs(op, args, session);
+  run.timeoutMs = args.timeout ?? run.timeoutMs;
   run.ctx = contextOf(run, op);
   if (op.browser && !op.managesBrowser) {
     run.tab = await run.ctx.tab();
@@ -228,7 +223,7 @@ export async function settleAction(run: OpRun): Promise<void> {
   const { tab, actedOn, before } = run;
   // Settling is measured on the tab acted on; an op that switched tabs (new_tab) already waited.
   if (!before || !actedOn || tab !== actedOn) return;
-  run.result.note(...(await settle(tab, before, settleMs(run))));
+  run.result.note(...(await settle(tab, before, run.rt.sessions.config.settleTimeoutMs)));
   checkNavigation(tab, before);
   run.settled = true;
 }
@@ -244,7 +239,8 @@ export async function collectSideEffects(run: OpRun): Promise<void> {
   const downloads = () => browser?.downloads().slice(run.downloadsBefore) ?? [];
   if (browser && downloads().some((d) => d.state === 'saving')) {
     // A download is reported as it ended, not as it began: saved or failed, within the op's time.
-    await within(browser.downloadsSettled(), leftOf(run), undefined);
+    const left = Math.max(deadlineOf(run) - Date.now(), 1000);
+    await within(browser.downloadsSettled(), left, undefined);
   }
   for (const download of downloads()) {
     result.note(downloadNote(download));
@@ -265,7 +261,7 @@ export async function collectSideEffects(run: OpRun): Promise<void> {
  * stood is kept, so what the page did meanwhile is settled and read after (issue 17: one moment).
  */
 export async function verifyExpect(run: OpRun): Promise<void> {
-  const { tab, args, rt, request, result } = run;
+  const { tab, args, timeoutMs, rt, request, result } = run;
   const conditions: Condition[] | undefined = args?.expect;
   if (!conditions || !tab) return;
   const options = {
@@ -273,8 +269,8 @@ export async function verifyExpect(run: OpRun): Promise<void> {
     signal: request.signal,
     elements: run.elements,
   };
-  // The op's time bounds it: an action that used it all gets one look.
-  const until = deadlineOf(run);
+  // The op's whole timeout bounds it; an expect still gets a short window after a slow action.
+  const until = Date.now() + Math.max(deadlineOf(run) - Date.now(), Math.min(timeoutMs, 2000));
   try {
     let checks = await verify(tab, conditions, 0, options);
     if (!checks.every((c) => c.passed) && Date.now() < until) {
@@ -287,13 +283,21 @@ export async function verifyExpect(run: OpRun): Promise<void> {
   }
 }
 
+/**
+ * Settling after a verify that used the op's whole time still gets this long: a page that
+ * navigated as the expect passed finishes loading, within a small margin over the timeout.
+ */
+const AFTER_WAIT_AT_LEAST_MS = 500;
+
 /** After a verify that waited: what the page did meanwhile (a navigation, a render) is let settle. */
 export async function settleAfterWait(run: OpRun): Promise<void> {
   const { tab, waitedFrom, result } = run;
   if (!waitedFrom || tab !== run.actedOn || !readable(tab)) return;
   // A page that never went quiet said so already; waiting for it again would only add the time.
   if (result.notes.some((n) => n.startsWith('still_loading'))) return;
-  result.noteOnce(...(await settle(tab, waitedFrom, settleMs(run))));
+  const left = Math.max(deadlineOf(run) - Date.now(), AFTER_WAIT_AT_LEAST_MS);
+  const ms = Math.min(run.rt.sessions.config.settleTimeoutMs, left);
+  result.noteOnce(...(await settle(tab, waitedFrom, ms)));
 }
 
 /** data.changes, read once the last wait is over: the same moment as page and notes. */
@@ -323,7 +327,7 @@ export async function readChanges(run: OpRun): Promise<void> {
     (changes === LATE && !result.notes.some((n) => n.startsWith('still_loading')))
   ) {
     const again = await baseline(tab);
-    result.noteOnce(...(await settle(tab, again, settleMs(run))));
+    result.noteOnce(...(await settle(tab, again, rt.sessions.config.settleTimeoutMs)));
     changes = await read();
   }
   if (changes === LATE) changes = { note: STILL_LOADING };
