@@ -31,8 +31,12 @@ const ANSWERING_GRACE_MS = 3000;
 /** Main-frame navigations during one op past which its page is taken to be loading in a loop. */
 const LOOPING_NAVIGATIONS = 4;
 
-/** What an op gets to finish after its page was interrupted, however long that took. */
-const AFTER_INTERRUPT_MS = 300;
+/**
+ * What an op gets to finish after its page was interrupted, however long that took. Its pending
+ * page call fails as the script stops; under load that can take a few hundred ms, and ending the
+ * browser for a page that was stopped would throw away its logins.
+ */
+const AFTER_INTERRUPT_MS = 1000;
 
 /**
  * How long the session stays held for an op answered at its deadline while it still runs, so the

@@ -12,7 +12,6 @@ import { within } from '../../core/within.js';
 import {
   RESOURCE_TYPES,
   SECRET_FIELD_CSS,
-  PROBE_WAIT_MS,
   TITLE_WAIT_MS,
   frameScale,
   type BrowserTab,
@@ -32,6 +31,7 @@ import {
   type TabActivity,
 } from '../driver.js';
 import { DialogGate, SILENCE_DIALOGS } from '../dialog-gate.js';
+import { pageAnswers } from '../stuck-probe.js';
 import { pageApiExpression } from '../page-script.js';
 import { OneAtATime } from '../one-at-a-time.js';
 import { TabRecord } from '../tab-record.js';
@@ -506,13 +506,13 @@ export class PlaywrightTab implements BrowserTab {
     const main = this.page.mainFrame();
     const stopped = await Promise.all(
       this.page.frames().map(async (frame) => {
-        const answers = await within(
-          frame.evaluate('1').then(
-            () => true,
-            () => true,
-          ),
-          PROBE_WAIT_MS,
-          false,
+        const answers = await pageAnswers(
+          () => frame.evaluate('1'),
+          // The browser process answers this without the page's renderer.
+          async () =>
+            (await (this.cdp ??= this.page.context().newCDPSession(this.page))).send(
+              'Browser.getVersion',
+            ),
         );
         if (answers) return false;
         const cdp = await (

@@ -3,7 +3,6 @@ import { within } from '../../core/within.js';
 import { TabRecord } from '../tab-record.js';
 import {
   RESOURCE_TYPES,
-  PROBE_WAIT_MS,
   TITLE_WAIT_MS,
   type BrowserTab,
   type InterruptOutcome,
@@ -24,6 +23,7 @@ import {
   frameScale,
 } from '../driver.js';
 import { DialogGate, SILENCE_DIALOGS } from '../dialog-gate.js';
+import { pageAnswers } from '../stuck-probe.js';
 import { pageApiExpression } from '../page-script.js';
 import { OneAtATime } from '../one-at-a-time.js';
 import { BidiError, fromRemote, type Bidi, type RemoteValue } from './bidi.js';
@@ -637,13 +637,10 @@ export class WebDriverTab implements BrowserTab {
   async interrupt(): Promise<InterruptOutcome> {
     // A navigation waiting for its server holds every command, yet no script runs to stop.
     if (this.dead || this.isClosed() || this.activity().awaitingServer) return 'answering';
-    const answers = await within(
-      this.rawEvaluate(this.context, '1').then(
-        () => true,
-        () => true,
-      ),
-      PROBE_WAIT_MS,
-      false,
+    const answers = await pageAnswers(
+      () => this.rawEvaluate(this.context, '1'),
+      // The browser answers this without the page.
+      () => this.bidi.call('browsingContext.getTree', { maxDepth: 0 }),
     );
     // WebDriver has no way to stop a page's script: the session replaces the tab.
     return answers ? 'answering' : 'stuck';

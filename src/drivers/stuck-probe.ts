@@ -1,0 +1,37 @@
+import { within } from '../core/within.js';
+import { PROBE_WAIT_MS } from './driver.js';
+
+/**
+ * How many times the link's own round trip a page may take to answer a trivial script before it
+ * counts as stuck: a loaded machine or a distant Grid slows both alike, a page stuck in script
+ * only the page.
+ */
+const LINK_FACTOR = 4;
+/** Past this the page is stuck however slow the link: the op is already past its deadline. */
+const PROBE_LIMIT_MS = 3000;
+
+/**
+ * Whether the page answers. A page counts as stuck only when a command the browser answers
+ * without the page (`ping`) comes back and the page still has not answered `probe` within
+ * LINK_FACTOR times that round trip (never less than PROBE_WAIT_MS): a slow link is not a stuck page.
+ */
+export async function pageAnswers(
+  probe: () => Promise<unknown>,
+  ping: () => Promise<unknown>,
+): Promise<boolean> {
+  const started = Date.now();
+  const answered = probe().then(
+    () => true,
+    () => true, // a page that fails the call (replaced, closed) is not stuck in script
+  );
+  const linkMs = await within(
+    ping().then(
+      () => Date.now() - started,
+      () => Date.now() - started,
+    ),
+    PROBE_LIMIT_MS,
+    PROBE_LIMIT_MS,
+  );
+  const waitMs = Math.min(Math.max(PROBE_WAIT_MS, linkMs * LINK_FACTOR), PROBE_LIMIT_MS);
+  return within(answered, started + waitMs - Date.now(), false);
+}
