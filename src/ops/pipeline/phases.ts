@@ -40,6 +40,8 @@ export interface OpRun {
   /** Undefined for an unknown op name: prepare refuses it, finish still answers. */
   op?: OpDefinition;
   started: number;
+  /** The session's browser-opening time before this op: opening one does not count against it. */
+  openingBefore: number;
   actionId: string;
   timeoutMs: number;
   result: ResultBuilder;
@@ -85,6 +87,7 @@ export function openRun(
     session,
     op: rt.ops.get(request.op),
     started: Date.now(),
+    openingBefore: rt.sessions.openingSpent(session),
     actionId: session.nextActionId(),
     timeoutMs: session.settings.timeoutMs,
     result: new ResultBuilder(),
@@ -101,7 +104,11 @@ export function openRun(
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const deadlineOf = (run: OpRun) => run.started + run.timeoutMs;
+/** When the op must be done; a browser opened for it moves it on, as in ops/deadline.ts. */
+const deadlineOf = (run: OpRun) =>
+  run.started +
+  run.timeoutMs +
+  run.rt.sessions.openingMs(run.session, run.started, run.openingBefore);
 /** A tab a page call can be made on: open, and no dialog holding its page. */
 const readable = (tab: BrowserTab | undefined): tab is BrowserTab =>
   !!tab && !tab.isClosed() && !tab.pendingDialog();
@@ -141,7 +148,9 @@ function contextOf(run: OpRun, op: OpDefinition): OpContext {
     surface: request.surface,
     approval: request.approval ?? rt.sessions.config.approval,
     timeoutMs: run.timeoutMs,
-    deadline: deadlineOf(run),
+    get deadline() {
+      return deadlineOf(run);
+    },
     signal: request.signal,
     notes,
     events: run.events,
