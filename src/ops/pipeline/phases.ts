@@ -109,6 +109,10 @@ const deadlineOf = (run: OpRun) =>
   run.started +
   run.timeoutMs +
   run.rt.sessions.openingMs(run.session, run.started, run.openingBefore);
+/** What is left of the op's time: every wait after the action fits in it (DESIGN §3.2). */
+const leftOf = (run: OpRun) => Math.max(deadlineOf(run) - Date.now(), 0);
+/** A settle within what is left of the op's time; with none left it still takes one look. */
+const settleMs = (run: OpRun) => Math.min(run.rt.sessions.config.settleTimeoutMs, leftOf(run));
 /** A tab a page call can be made on: open, and no dialog holding its page. */
 const readable = (tab: BrowserTab | undefined): tab is BrowserTab =>
   !!tab && !tab.isClosed() && !tab.pendingDialog();
@@ -232,7 +236,7 @@ export async function settleAction(run: OpRun): Promise<void> {
   const { tab, actedOn, before } = run;
   // Settling is measured on the tab acted on; an op that switched tabs (new_tab) already waited.
   if (!before || !actedOn || tab !== actedOn) return;
-  run.result.note(...(await settle(tab, before, run.rt.sessions.config.settleTimeoutMs)));
+  run.result.note(...(await settle(tab, before, settleMs(run))));
   checkNavigation(tab, before);
   run.settled = true;
 }
@@ -248,8 +252,7 @@ export async function collectSideEffects(run: OpRun): Promise<void> {
   const downloads = () => browser?.downloads().slice(run.downloadsBefore) ?? [];
   if (browser && downloads().some((d) => d.state === 'saving')) {
     // A download is reported as it ended, not as it began: saved or failed, within the op's time.
-    const left = Math.max(deadlineOf(run) - Date.now(), 1000);
-    await within(browser.downloadsSettled(), left, undefined);
+    await within(browser.downloadsSettled(), leftOf(run), undefined);
   }
   for (const download of downloads()) {
     result.note(downloadNote(download));
@@ -270,7 +273,7 @@ export async function collectSideEffects(run: OpRun): Promise<void> {
  * stood is kept, so what the page did meanwhile is settled and read after (issue 17: one moment).
  */
 export async function verifyExpect(run: OpRun): Promise<void> {
-  const { tab, args, timeoutMs, rt, request, result } = run;
+  const { tab, args, rt, request, result } = run;
   const conditions: Condition[] | undefined = args?.expect;
   if (!conditions || !tab) return;
   const options = {
@@ -278,8 +281,8 @@ export async function verifyExpect(run: OpRun): Promise<void> {
     signal: request.signal,
     elements: run.elements,
   };
-  // The op's whole timeout bounds it; an expect still gets a short window after a slow action.
-  const until = Date.now() + Math.max(deadlineOf(run) - Date.now(), Math.min(timeoutMs, 2000));
+  // The op's time bounds it: an action that used it all gets one look.
+  const until = deadlineOf(run);
   try {
     let checks = await verify(tab, conditions, 0, options);
     if (!checks.every((c) => c.passed) && Date.now() < until) {
@@ -292,21 +295,13 @@ export async function verifyExpect(run: OpRun): Promise<void> {
   }
 }
 
-/**
- * Settling after a verify that used the op's whole time still gets this long: a page that
- * navigated as the expect passed finishes loading, within a small margin over the timeout.
- */
-const AFTER_WAIT_AT_LEAST_MS = 500;
-
 /** After a verify that waited: what the page did meanwhile (a navigation, a render) is let settle. */
 export async function settleAfterWait(run: OpRun): Promise<void> {
   const { tab, waitedFrom, result } = run;
   if (!waitedFrom || tab !== run.actedOn || !readable(tab)) return;
   // A page that never went quiet said so already; waiting for it again would only add the time.
   if (result.notes.some((n) => n.startsWith('still_loading'))) return;
-  const left = Math.max(deadlineOf(run) - Date.now(), AFTER_WAIT_AT_LEAST_MS);
-  const ms = Math.min(run.rt.sessions.config.settleTimeoutMs, left);
-  result.noteOnce(...(await settle(tab, waitedFrom, ms)));
+  result.noteOnce(...(await settle(tab, waitedFrom, settleMs(run))));
 }
 
 /** data.changes, read once the last wait is over: the same moment as page and notes. */
@@ -336,7 +331,7 @@ export async function readChanges(run: OpRun): Promise<void> {
     (changes === LATE && !result.notes.some((n) => n.startsWith('still_loading')))
   ) {
     const again = await baseline(tab);
-    result.noteOnce(...(await settle(tab, again, rt.sessions.config.settleTimeoutMs)));
+    result.noteOnce(...(await settle(tab, again, settleMs(run))));
     changes = await read();
   }
   if (changes === LATE) changes = { note: STILL_LOADING };
