@@ -63,8 +63,9 @@ export class TabRecord<K> {
    * Runs a page call (script, capture) by what the driver knows of the main frame: Chromium holds
    * every command to a page whose navigation waits for its server, so a call made then, or in
    * flight when one starts, fails at once with AwaitingServerError instead of hanging until the
-   * server answers. `probe` is sent once per awaited URL: a page that answers it is not held (the
-   * driver missed the navigation's end), and calls go through again; settling still waits for it.
+   * server answers. `probe` (the page's `location.href`) is sent once per awaited URL: the new
+   * document answering it at that URL shows the driver missed the navigation's end, and calls go
+   * through again; settling still waits for it. An answer from the old document is not trusted.
    */
   async pageCall<T>(call: () => Promise<T>, probe: () => Promise<unknown>): Promise<T> {
     const url = this.awaiting;
@@ -72,7 +73,14 @@ export class TabRecord<K> {
       if (this.probed !== url) {
         this.probed = url;
         probe().then(
-          () => this.awaiting === url && (this.answers = url),
+          (href) => {
+            // The old document answers until Chromium starts holding it (BiDi reports the
+            // navigation just before its request goes out): only the new one, at the awaited
+            // URL, shows the driver missed the end. Another call asks again.
+            if (typeof href === 'string' && withoutFragment(href) === withoutFragment(url)) {
+              if (this.awaiting === url) this.answers = url;
+            } else if (this.probed === url) this.probed = undefined;
+          },
           () => undefined,
         );
       }

@@ -421,12 +421,12 @@ describe("the driver's knowledge: a navigation waiting for its server", () => {
     assert.equal(record.activity().awaitingServer, undefined, 'the fragment is ignored');
   });
 
-  test('a page that answers the probe is not held: calls go through, settling still waits', async () => {
+  test('a page that answers the probe from the awaited URL is not held: calls go through', async () => {
     const record = new TabRecord<string>();
     record.navigationSent(SAVE);
     let probes = 0;
-    let answer = () => {};
-    const probe = () => (probes++, new Promise<void>((r) => (answer = r)));
+    let answer = (_href: string) => {};
+    const probe = () => (probes++, new Promise<string>((r) => (answer = r)));
     await assert.rejects(
       record.pageCall(() => Promise.resolve(1), probe),
       AwaitingServerError,
@@ -435,11 +435,28 @@ describe("the driver's knowledge: a navigation waiting for its server", () => {
       record.pageCall(() => Promise.resolve(1), probe),
       AwaitingServerError,
     );
-    assert.equal(probes, 1, 'one probe per awaited URL');
-    answer();
+    assert.equal(probes, 1, 'one probe per awaited URL at a time');
+    answer(`${SAVE}#top`);
     await new Promise((r) => setImmediate(r));
     assert.equal(await record.pageCall(() => Promise.resolve(3), probe), 3);
-    assert.equal(record.activity().awaitingServer, SAVE);
+    assert.equal(record.activity().awaitingServer, SAVE, 'settling still waits for it');
+  });
+
+  test('the old document answering the probe (BiDi: before the request went out) is still held', async () => {
+    const record = new TabRecord<string>();
+    record.navigationSent(SAVE);
+    let probes = 0;
+    const probe = () => (probes++, Promise.resolve('http://app.test/form'));
+    await assert.rejects(
+      record.pageCall(() => Promise.resolve(1), probe),
+      AwaitingServerError,
+    );
+    await new Promise((r) => setImmediate(r));
+    await assert.rejects(
+      record.pageCall(() => Promise.resolve(1), probe),
+      AwaitingServerError,
+    );
+    assert.equal(probes, 2, 'an untrusted answer lets the next call ask again');
   });
 
   test('a download of the awaited URL, and an aborted navigation, are no failed load', () => {

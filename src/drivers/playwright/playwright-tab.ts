@@ -244,7 +244,7 @@ export class PlaywrightTab implements BrowserTab {
 
   /** A page call, failed at once while a main-frame navigation waits for its server (TabRecord). */
   private held<T>(call: () => Promise<T>): Promise<T> {
-    return this.record.pageCall(call, () => this.page.mainFrame().evaluate('0'));
+    return this.record.pageCall(call, () => this.page.mainFrame().evaluate('location.href'));
   }
 
   private async input(doing: string, send: () => Promise<void>): Promise<void> {

@@ -411,7 +411,10 @@ export class WebDriverTab implements BrowserTab {
 
   /** A page call, failed at once while a main-frame navigation waits for its server (TabRecord). */
   private held<T>(call: () => Promise<T>): Promise<T> {
-    return this.record.pageCall(call, () => this.rawEvaluate(this.context, '0'));
+    return this.record.pageCall(call, async () => {
+      const r = await this.rawEvaluate(this.context, 'location.href');
+      return r.type === 'exception' ? undefined : fromRemote(r.result);
+    });
   }
 
   private async actions(doing: string, sources: unknown[]): Promise<void> {
