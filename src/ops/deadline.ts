@@ -22,11 +22,12 @@ export const DEADLINE_MARGIN_MS = 1000;
 const INTERRUPT_MS = 2000;
 
 /**
- * How long past its deadline an acting op on a page that answers may go on: the runner still
- * grants an `expect` up to 2 s after a slow action, and a settle and a changes read windows of
- * their own. A read has none of these: it gets the margin only.
+ * How long past its deadline an op on a page that answers may go on. Its own phases end by the
+ * deadline (retries, settles, expect, walk budgets), so its answer is on its way: cutting it
+ * turned a not_actionable or verification_failed into a timeout on a loaded Grid, and the session
+ * was held while the op finished. This only stops a driver call that never returns.
  */
-const ANSWERING_GRACE_MS = 3000;
+const ANSWERING_GRACE_MS = 10_000;
 
 /** Main-frame navigations during one op past which its page is taken to be loading in a loop. */
 const LOOPING_NAVIGATIONS = 4;
@@ -96,7 +97,10 @@ export function bounded(
   const timeoutMs = opTimeoutMs(op, request.args, session);
   const started = Date.now();
   const openingBefore = rt.sessions.openingSpent(session);
-  const navigationsBefore = session.activeTab()?.activity().navigationsSent ?? 0;
+  const before = session.activeTab()?.activity();
+  const navigationsBefore = before?.navigationsSent ?? 0;
+  // Only the op's own requests: one the driver never heard end (BiDi) must not mark every op after.
+  const requestsBefore = before?.requestsStarted ?? 0;
   const guards = session.deadlines;
   // Steps of a batch or flow have deadlines of their own: the op running them is not cut.
   for (const g of guards) g.composite = true;
@@ -115,15 +119,15 @@ export function bounded(
       .interrupt(session, request.op, timeoutMs, INTERRUPT_MS)
       .catch(() => undefined);
     const left = due() + DEADLINE_MARGIN_MS - Date.now() - 50;
-    const activity = session.activeTab()?.activity();
+    const activity = session.activeTab()?.activity(requestsBefore);
     // A page that keeps loading (a server not answering or not finishing, a reload loop) never
     // lets a read finish.
     const loading =
       !!activity?.awaitingServer ||
       (activity?.requestsInFlight ?? 0) > 0 ||
       (activity?.navigationsSent ?? 0) - navigationsBefore >= LOOPING_NAVIGATIONS;
-    // A page that answers lets an acting op finish the bounded reads it does after its action.
-    const floor = interruption ? AFTER_INTERRUPT_MS : loading || !op?.acts ? 0 : ANSWERING_GRACE_MS;
+    // A page that answers lets the op give its own answer, which its phases bound.
+    const floor = interruption ? AFTER_INTERRUPT_MS : loading ? 0 : ANSWERING_GRACE_MS;
     const result = await within(work, Math.max(left, floor), LATE);
     if (result !== LATE) return reported(rt, session, result);
     // Stopped and still stuck: the browser is let go of, so the op's calls fail now.
