@@ -59,11 +59,13 @@ export const click = defineOp({
       const opened = await (
         await ctx.sessions.ensureBrowser(ctx.session, { restore: false })
       ).browser.newTab();
+      // A new tab opens in front of the one ops act on.
+      ctx.session.frontTabId = undefined;
       ctx.delivered();
       await opened.goto(href, ctx.session.settings.navigationTimeoutMs);
       if (args.activate !== false) {
         ctx.session.activeTabId = opened.id;
-        await opened.bringToFront();
+        await ctx.session.bringToFront(opened);
       }
       ctx.notes.push(`new_tab ${opened.id}`);
       return { target: summarise(found), data: { tab: opened.id, url: opened.url() } };

@@ -49,6 +49,7 @@ export const tabNew = defineOp({
     const browser = ctx.session.browser!;
     ctx.delivered();
     const tab = await browser.newTab();
+    ctx.session.frontTabId = undefined;
     ctx.session.activeTabId = tab.id;
     if (url) checkLoaded(tab, url, await tab.goto(url, ctx.session.settings.navigationTimeoutMs));
     return { data: { tab: tab.id, tabs: await listTabs(ctx.session) } };
@@ -76,7 +77,7 @@ export const tabSelect = defineOp({
   async run(ctx, args) {
     const tab = await tabById(ctx, args.tab);
     ctx.session.activeTabId = tab.id;
-    await tab.bringToFront();
+    await ctx.session.bringToFront(tab);
     return { data: { tab: tab.id } };
   },
 });
@@ -99,8 +100,9 @@ export const tabClose = defineOp({
     }
     ctx.delivered();
     await tab.close();
+    ctx.session.frontTabId = undefined;
     const next = ctx.session.activeTab();
-    if (next) await next.bringToFront();
+    if (next) await ctx.session.bringToFront(next);
     return { data: { closed: tab.id, tabs: await listTabs(ctx.session) } };
   },
 });

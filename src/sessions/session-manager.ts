@@ -312,11 +312,13 @@ export class SessionManager {
    */
   async ensureTab(session: Session, notes: string[]): Promise<BrowserTab | undefined> {
     const tab = session.activeTab();
+    if (tab && !tab.crashed()) await session.bringToFront(tab);
     if (!tab?.crashed()) return tab;
     if (!crashReported.has(tab)) throw this.crashed(session, tab);
     const url = tab.url();
     const fresh = await session.browser!.replaceTab(tab);
     session.activeTabId = fresh.id;
+    session.frontTabId = undefined;
     session.pointer = undefined;
     session.reading.forgetPages();
     const refused = refusedBy(this.policy, url);
@@ -403,6 +405,7 @@ export class SessionManager {
         .get(session);
     }
     session.activeTabId = fresh.id;
+    session.frontTabId = undefined;
     session.pointer = undefined;
     session.reading.forgetPages();
     // The load is not waited for: the next op waits for the page as it does after any goto.
@@ -482,11 +485,16 @@ export class SessionManager {
   }
 
   private adopt(session: Session, browser: BrowserSession, reattached = false): void {
-    browser.onTabOpened((tab) => session.events.tabOpened(tab.id));
+    browser.onTabOpened((tab) => {
+      // A tab the page opens comes to the front over the one ops act on.
+      session.frontTabId = undefined;
+      session.events.tabOpened(tab.id);
+    });
     session.browser = browser;
     session.browserState = 'open';
     session.handle = browser.handle();
     session.activeTabId = browser.tabs()[0]?.id;
+    session.frontTabId = undefined;
     // A re-attached browser's pointer is where the stored record says; a new one's is unknown.
     if (!reattached) session.pointer = undefined;
     session.reading.forgetPages();

@@ -13,6 +13,8 @@ export class Session {
   /** What happened to the browser last; decides whether the next op brings it back. */
   browserState: BrowserState = 'closed';
   activeTabId?: string;
+  /** The tab last brought to the front; unknown (undefined) once a tab opened since. */
+  frontTabId?: string;
   lastUrl?: string;
   createdAt = Date.now();
   lastActiveAt = Date.now();
@@ -114,6 +116,19 @@ export class Session {
 
   hasBrowser(): boolean {
     return !!this.browser && !this.browser.isClosed();
+  }
+
+  /**
+   * Puts the tab ops act on in front, once: a browser throttles a background tab's timers to one a
+   * second and paints it no frames, so every page call on it would crawl. A failure leaves it slow,
+   * not wrong.
+   */
+  async bringToFront(tab: BrowserTab): Promise<void> {
+    if (this.frontTabId === tab.id) return;
+    await tab.bringToFront().then(
+      () => (this.frontTabId = tab.id),
+      () => undefined,
+    );
   }
 
   /** The tab ops act on; falls back to the last open one if the active tab was closed. */

@@ -184,6 +184,8 @@ describe('click', () => {
     assert.equal(r.body.ok, true);
     const tabs = await h.op('tab_list');
     assert.equal((tabs.body.data as { tabs: unknown[] }).tabs.length, 2);
+    // The popup came to the front; the tab ops act on is brought back, or its timers would crawl.
+    assert.equal(await pageValue(h, 'document.visibilityState'), 'visible');
   });
 });
 
