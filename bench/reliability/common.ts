@@ -140,6 +140,7 @@ export interface ResultShape {
   data?: Record<string, unknown>;
   evidence?: { path?: string }[];
   notes?: unknown[];
+  timing?: { browser_open_ms?: number };
 }
 
 export function resultOf(reply: Reply): ResultShape | undefined {
@@ -156,7 +157,11 @@ export function brief(reply: Reply): string {
       ? 'ok'
       : `${r.error?.kind}: ${r.error?.message ?? ''}`
     : reply.text.slice(0, 120);
-  return `${reply.status} ${what}`.slice(0, 300) + ` (${Math.round(reply.ms)} ms)`;
+  const open = r?.timing?.browser_open_ms;
+  return (
+    `${reply.status} ${what}`.slice(0, 300) +
+    ` (${Math.round(reply.ms)} ms${open ? `, ${open} ms of it opening the browser` : ''})`
+  );
 }
 
 /** mulberry32: a small seeded generator, so a run is reproduced by its seed. */

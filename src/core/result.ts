@@ -50,7 +50,26 @@ export interface ActionResult {
   error?: ErrorInfo;
   evidence?: Evidence[];
   notes?: string[];
-  timing: { started_at_ms: number; duration_ms: number; timeout_ms: number };
+  timing: Timing;
+}
+
+export interface Timing {
+  started_at_ms: number;
+  duration_ms: number;
+  timeout_ms: number;
+  /** Part of duration_ms spent opening the browser, which the timeout does not count; 0 is left out. */
+  browser_open_ms?: number;
+}
+
+/** The timing of an op that started at `started` (epoch ms) and answers now. */
+export function timingSince(started: number, timeoutMs: number, browserOpenMs: number): Timing {
+  const open = Math.round(browserOpenMs);
+  return {
+    started_at_ms: started,
+    duration_ms: Date.now() - started,
+    timeout_ms: timeoutMs,
+    ...(open > 0 ? { browser_open_ms: open } : {}),
+  };
 }
 
 /** Leaves out the fields DESIGN §3.1 says are omitted when empty. */

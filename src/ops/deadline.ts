@@ -1,6 +1,6 @@
 import { OpError } from '../core/errors.js';
 import { scrub } from '../core/redact.js';
-import type { ActionResult } from '../core/result.js';
+import { timingSince, type ActionResult } from '../core/result.js';
 import { within } from '../core/within.js';
 import type { Session } from '../sessions/session.js';
 import type { Interruption, SessionManager } from '../sessions/session-manager.js';
@@ -133,7 +133,7 @@ export function bounded(
     // Stopped and still stuck: the browser is let go of, so the op's calls fail now.
     if (interruption) rt.sessions.abandonBrowser(session);
     interrupted = !!interruption;
-    return lateAnswer(rt, request, started, timeoutMs, interruption);
+    return lateAnswer(rt, request, started, openingBefore, timeoutMs, interruption);
   })();
   const done = answer.then(() => within(work, interrupted ? HOLD_MS : LATE_HOLD_MS, undefined));
   return { answer, done };
@@ -157,6 +157,7 @@ function lateAnswer(
   rt: DeadlineContext,
   request: { op: string; args: unknown; session: Session; run?: RunRef },
   started: number,
+  openingBefore: number,
   timeoutMs: number,
   interruption: Interruption | undefined,
 ): ActionResult {
@@ -177,7 +178,7 @@ function lateAnswer(
     verification: { status: 'not_checked' },
     error: new OpError('timeout', message).toInfo(),
     ...(notes.length ? { notes } : {}),
-    timing: { started_at_ms: started, duration_ms: Date.now() - started, timeout_ms: timeoutMs },
+    timing: timingSince(started, timeoutMs, rt.sessions.openingMs(session, started, openingBefore)),
   };
   if (!result.page) delete result.page;
   const final = scrub(result, session.bound);

@@ -295,6 +295,13 @@ describe('lifecycle', () => {
     assert.equal((status.body.data as { browser: string }).browser, 'closed');
     const again = await open('login.html', 'life');
     assert.ok(again.body.notes?.includes('browser_opened'));
+    // The timeout does not count opening the browser; the answer says how long that took.
+    const opening = again.body.timing.browser_open_ms ?? 0;
+    assert.ok(
+      opening > 0 && opening <= again.body.timing.duration_ms,
+      JSON.stringify(again.body.timing),
+    );
+    assert.equal((await open('login.html', 'life')).body.timing.browser_open_ms, undefined);
   });
 
   test('open applies viewport options', async () => {

@@ -3,7 +3,7 @@ import type { Condition } from '../../core/condition.js';
 import { OpError, toOpError } from '../../core/errors.js';
 import { scrub } from '../../core/redact.js';
 import { within } from '../../core/within.js';
-import { compactResult, type ActionResult, type Evidence } from '../../core/result.js';
+import { compactResult, timingSince, type ActionResult, type Evidence } from '../../core/result.js';
 import { AwaitingServerError, type BrowserTab } from '../../drivers/driver.js';
 import type { FileStore } from '../../files/file-store.js';
 import { auditStep } from '../../flows/runner.js';
@@ -384,11 +384,11 @@ export async function finish(run: OpRun): Promise<ActionResult> {
     action_id: actionId,
     session_id: session.name,
     page,
-    timing: {
-      started_at_ms: started,
-      duration_ms: Date.now() - started,
-      timeout_ms: run.timeoutMs,
-    },
+    timing: timingSince(
+      started,
+      run.timeoutMs,
+      rt.sessions.openingMs(session, started, run.openingBefore),
+    ),
   });
   session.ops++;
   session.lastActiveAt = Date.now();
