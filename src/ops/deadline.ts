@@ -22,12 +22,10 @@ export const DEADLINE_MARGIN_MS = 1000;
 const INTERRUPT_MS = 2000;
 
 /**
- * How long past its deadline an op on a page that answers may go on. Its own phases end by the
- * deadline (retries, settles, expect, walk budgets), so its answer is on its way: cutting it
- * turned a not_actionable or verification_failed into a timeout on a loaded Grid, and the session
- * was held while the op finished. This only stops a driver call that never returns.
+ * How long past its deadline an acting op on a page that answers may go on: its settle and
+ * changes read after the action have windows of their own. A read has none: it gets the margin.
  */
-const ANSWERING_GRACE_MS = 10_000;
+const ANSWERING_GRACE_MS = 3000;
 
 /** Main-frame navigations during one op past which its page is taken to be loading in a loop. */
 const LOOPING_NAVIGATIONS = 4;
@@ -126,8 +124,8 @@ export function bounded(
       !!activity?.awaitingServer ||
       (activity?.requestsInFlight ?? 0) > 0 ||
       (activity?.navigationsSent ?? 0) - navigationsBefore >= LOOPING_NAVIGATIONS;
-    // A page that answers lets the op give its own answer, which its phases bound.
-    const floor = interruption ? AFTER_INTERRUPT_MS : loading ? 0 : ANSWERING_GRACE_MS;
+    // A page that answers lets an acting op finish the bounded reads it does after its action.
+    const floor = interruption ? AFTER_INTERRUPT_MS : loading || !op?.acts ? 0 : ANSWERING_GRACE_MS;
     const result = await within(work, Math.max(left, floor), LATE);
     if (result !== LATE) return reported(rt, session, result);
     // Stopped and still stuck: the browser is let go of, so the op's calls fail now.

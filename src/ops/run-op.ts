@@ -68,6 +68,8 @@ export async function runOp(rt: OpRuntime, request: OpRequest): Promise<ActionRe
     const run = bounded(rt, request, () => execute(rt, request));
     void run.answer.then(answered);
     await run.done;
+    // What stopped this op (a close under it, an interrupt) is not the next op's to report.
+    rt.sessions.takeInterruption(session);
   });
   held.catch(() => undefined);
   return Promise.race([answer, held.then(() => answer)]);

@@ -432,6 +432,11 @@ export class SessionManager {
     if (browser) void within(browser.close(), CLOSE_WAIT_MS, undefined);
   }
 
+  /** What stopped the session's running op, if anything did; it stays for that op's answer. */
+  pendingInterruption(session: Session): Interruption | undefined {
+    return this.interrupted.get(session);
+  }
+
   /** What freeing the session did to its running op, once: that op reports it. */
   takeInterruption(session: Session): Interruption | undefined {
     const interrupted = this.interrupted.get(session);

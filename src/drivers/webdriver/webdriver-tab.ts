@@ -223,8 +223,15 @@ export class WebDriverTab implements BrowserTab {
   onRealmDestroyed(realm: string): void {
     if (realm !== this.realm) return;
     this.realm = undefined;
+    this.checkCrashed();
+  }
+
+  /** A main realm gone with none after it is a crash, unless a navigation is still on its way. */
+  private checkCrashed(): void {
     setTimeout(() => {
       if (this.realm || this.closed || this.dead) return;
+      // No document yet is what a navigation waiting for its server looks like: look again later.
+      if (this.activity().awaitingServer) return this.checkCrashed();
       void this.host.pageCrashed(this.context).then((yes) => yes && this.onCrashed());
     }, REALM_GAP_MS);
   }

@@ -160,6 +160,8 @@ function contextOf(run: OpRun, op: OpDefinition): OpContext {
     events: run.events,
     elements: run.elements,
     tab: async () => {
+      const interrupted = rt.sessions.pendingInterruption(session);
+      if (interrupted) throw interrupted.error;
       const restore = op.restoresLastUrl;
       const { opened } = await rt.sessions.ensureBrowser(session, { restore }, notes);
       if (opened && !notes.includes('browser_opened')) notes.push('browser_opened');
@@ -214,7 +216,8 @@ export async function act(run: OpRun): Promise<void> {
       run.result.ran(await op.run(ctx, args));
       break;
     } catch (e) {
-      const err = toOpError(e);
+      // A browser ended or stopped under the op (close, interrupt, crash) ends it: no retry reopens one.
+      const err = run.rt.sessions.failure(session) ?? toOpError(e);
       if (
         run.delivered ||
         !err.retriable ||
