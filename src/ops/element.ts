@@ -237,6 +237,8 @@ export interface ActionableElement extends FoundElement {
   /** Centre and box in main-viewport coordinates. */
   point: { x: number; y: number };
   box: { x: number; y: number; width: number; height: number };
+  /** Where its frame's viewport sits in the main one: `point` minus it is the point in the frame. */
+  origin: { x: number; y: number };
   /** What the op asked to read along with the probe (`reads`), once the element passed it. */
   intent?: string[];
   popup?: boolean;
@@ -265,6 +267,25 @@ export async function probeOrRefuse(
     callPage(tab, found.frame, 'probe', found.handle, options),
   );
   return passedOrRefuse(tab, elements, found, verdict, when);
+}
+
+/**
+ * Refuses unless the element still takes a press at its point now that the pointer is there: the
+ * move's hover handlers may have put a layer over it (one hit test, before the press).
+ */
+export async function receivesPressOrRefuse(
+  tab: BrowserTab,
+  elements: ElementContext,
+  el: ActionableElement,
+  when: string,
+): Promise<void> {
+  const point = { x: el.point.x - el.origin.x, y: el.point.y - el.origin.y };
+  const verdict = await timed(
+    elements,
+    'hit',
+    callPage(tab, el.frame, 'receivesAt', el.handle, point),
+  );
+  passedOrRefuse(tab, elements, el, verdict, when);
 }
 
 function passedOrRefuse(
@@ -323,6 +344,7 @@ export async function actionableElement(
     ...found,
     point: { x: verdict.point.x + origin.x, y: verdict.point.y + origin.y },
     box: shifted,
+    origin,
     ...(answer.intent ? { intent: answer.intent } : {}),
     ...(answer.popup !== undefined ? { popup: answer.popup } : {}),
     ...(answer.control ? { control: answer.control } : {}),

@@ -227,6 +227,29 @@ function clearOfStickyBar(el: Element, options: ProbeOptions, covered: Actionabi
   };
 }
 
+/**
+ * Whether the element still takes the press at `point` (its frame's viewport) now that the pointer
+ * is there: the move's mouseenter and mouseover may have opened a layer over it (a "Quick view").
+ * A frame first, so a framework renders what those handlers set. Checked once, before the press.
+ */
+export async function receivesAt(
+  handle: number,
+  point: { x: number; y: number },
+): Promise<Actionability> {
+  const el = elementOf(handle);
+  if (!el) return DETACHED;
+  await nextFrame();
+  if (!el.isConnected) return DETACHED;
+  const hit = deepElementFromPoint(point.x, point.y);
+  if (receivesEvents(el, hit)) return { ok: true, point };
+  return {
+    ok: false,
+    blocker: 'covered',
+    message: `${named(hit)} lay over its centre (the pointer's arrival may have opened it, as a hover layer opens); act on that instead if it is what you meant, or use force: true to dispatch the click to the element itself.`,
+    point,
+  };
+}
+
 /** The offset of an iframe's content box in its document's viewport. */
 export function frameOffset(handle: number): { x: number; y: number } | null {
   const el = elementOf(handle);

@@ -12,6 +12,140 @@ after(() => h.close());
 
 const open = (page: string) => h.op('goto', { url: `${h.server.PREFIX}/${page}` });
 
+/** Every press that reached the page, by the id of what took it. */
+const PRESS_LOG = `<script>
+  window.presses = [];
+  for (const type of ['mousedown', 'mouseup', 'click', 'dblclick', 'contextmenu'])
+    document.addEventListener(type, (e) => presses.push(type + ':' + (e.composedPath()[0].id || e.composedPath()[0].tagName)), true);
+</script>`;
+
+/** A product card whose "Quick view" layer covers it, button included, once the pointer is in. */
+function quickViewCard(opens: string): string {
+  return `<style>
+      .card { position: relative; width: 260px; height: 180px; margin: 40px; border: 1px solid #999 }
+      .card button { margin: 60px 40px }
+      #quick { position: absolute; inset: 0; display: none; background: rgba(255, 255, 255, .95) }
+      .css-hover:hover #quick { display: block }
+    </style>
+    <p id=away>Elsewhere</p>
+    <div class="card ${opens === 'css' ? 'css-hover' : ''}" id=card>
+      <button id=add onclick="window.added = (window.added ?? 0) + 1">Add to basket</button>
+      <div id=quick onclick="window.quickPressed = true">Quick view</div>
+    </div>
+    ${PRESS_LOG}
+    <script>
+      const show = () => (quick.style.display = 'block');
+      ${opens === 'mouseenter' ? `card.addEventListener('mouseenter', show);` : ''}
+      ${opens === 'next frame' ? `card.addEventListener('mouseenter', () => requestAnimationFrame(show));` : ''}
+    </script>`;
+}
+
+describe('the hit test at the moment of the press', () => {
+  for (const opens of ['mouseenter', 'css', 'next frame']) {
+    test(`a layer the pointer's arrival opens (${opens}) refuses the click, names it, and nothing is pressed`, async () => {
+      h.server.setContent('/quick.html', quickViewCard(opens));
+      await open('quick.html');
+      const r = await h.op('click', { target: { role: 'button', name: 'Add to basket' } });
+      assert.equal(r.status, 409, JSON.stringify(r.body));
+      assert.equal(r.body.error?.kind, 'not_actionable');
+      assert.match(r.body.error!.message, /div#quick/);
+      assert.match(r.body.error!.message, /Quick view/);
+      assert.match(r.body.error!.message, /Nothing was clicked/);
+      assert.equal(await pageValue(h, 'window.added ?? 0'), 0, "the button's handler did not run");
+      assert.equal(await pageValue(h, 'window.quickPressed ?? false'), false, "nor did the layer's");
+      assert.deepEqual(await pageValue(h, 'presses'), []);
+    });
+  }
+
+  test('double click, right click and a drag refuse the same layer, pressing nothing', async () => {
+    const gestures: [string, Record<string, unknown>][] = [
+      ['click', { count: 2 }],
+      ['click', { button: 'right' }],
+      ['drag', { by_x: 80 }],
+    ];
+    for (const [op, extra] of gestures) {
+      h.server.setContent('/quick.html', quickViewCard('mouseenter'));
+      await open('quick.html');
+      // The last gesture left the pointer over the card: come in from outside, as a person would.
+      await h.op('hover', { target: { css: '#away' } });
+      const r = await h.op(op, { target: { role: 'button', name: 'Add to basket' }, ...extra });
+      const what = `${op} ${JSON.stringify(extra)}`;
+      assert.equal(r.body.error?.kind, 'not_actionable', `${what}: ${JSON.stringify(r.body)}`);
+      assert.match(r.body.error!.message, /div#quick/, what);
+      assert.deepEqual(await pageValue(h, 'presses'), [], what);
+    }
+  });
+
+  test("a layer opened by mouseover of the button's own child refuses the click", async () => {
+    h.server.setContent(
+      '/child.html',
+      `<button id=buy style="margin: 80px; padding: 20px" onclick="window.bought = true"><span id=label>Buy now</span></button>
+      <div id=promo style="display: none; position: fixed; left: 0; top: 0; width: 400px; height: 300px; background: #fd0">Wait! 10% off</div>
+      ${PRESS_LOG}
+      <script>label.addEventListener('mouseover', () => (promo.style.display = 'block'));</script>`,
+    );
+    await open('child.html');
+    const r = await h.op('click', { target: { role: 'button', name: 'Buy now' } });
+    assert.equal(r.body.error?.kind, 'not_actionable', JSON.stringify(r.body));
+    assert.match(r.body.error!.message, /div#promo/);
+    assert.equal(await pageValue(h, 'window.bought ?? false'), false);
+    assert.deepEqual(await pageValue(h, 'presses'), []);
+  });
+
+  test('a layer the press itself opens does not matter: the click is delivered', async () => {
+    h.server.setContent(
+      '/press.html',
+      `<button id=go style="margin: 80px" onmousedown="window.down = true; veil.hidden = false">Go</button>
+      <div id=veil hidden style="position: fixed; inset: 0; background: rgba(0, 0, 0, .3)"></div>`,
+    );
+    await open('press.html');
+    const r = await h.op('click', { target: { role: 'button', name: 'Go' } });
+    assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
+    assert.equal(await pageValue(h, 'window.down ?? false'), true);
+  });
+
+  test('a layer opened over a button inside a shadow root refuses the click, naming it', async () => {
+    h.server.setContent(
+      '/shadow.html',
+      `<div id=host></div>
+      ${PRESS_LOG}
+      <script>
+        const root = host.attachShadow({ mode: 'open' });
+        root.innerHTML = \`
+          <div id=card style="position: relative; width: 260px; height: 160px; margin: 40px">
+            <button id=add style="margin: 50px">Add to basket</button>
+            <div id=quick style="position: absolute; inset: 0; display: none; background: #eee">Quick view</div>
+          </div>\`;
+        root.querySelector('#add').onclick = () => (window.added = true);
+        root.querySelector('#card').onmouseenter = () => (root.querySelector('#quick').style.display = 'block');
+      </script>`,
+    );
+    await open('shadow.html');
+    const r = await h.op('click', { target: { role: 'button', name: 'Add to basket' } });
+    assert.equal(r.body.error?.kind, 'not_actionable', JSON.stringify(r.body));
+    assert.match(r.body.error!.message, /div#quick/);
+    assert.equal(await pageValue(h, 'window.added ?? false'), false);
+    assert.deepEqual(await pageValue(h, 'presses'), []);
+  });
+
+  test('a checkbox that fill ticks is pressed only where it takes the press', async () => {
+    h.server.setContent(
+      '/tick.html',
+      `<div id=row style="position: relative; padding: 40px; width: 300px">
+        <input type=checkbox id=terms aria-label="Accept terms">
+        <div id=tip style="display: none; position: absolute; inset: 0; background: #ffe">Read the terms first</div>
+      </div>
+      ${PRESS_LOG}
+      <script>row.addEventListener('mouseenter', () => (tip.style.display = 'block'));</script>`,
+    );
+    await open('tick.html');
+    const r = await h.op('fill', { target: { label: 'Accept terms' }, value: true });
+    assert.equal(r.body.error?.kind, 'not_actionable', JSON.stringify(r.body));
+    assert.match(r.body.error!.message, /div#tip/);
+    assert.deepEqual(await pageValue(h, 'presses'), []);
+  });
+});
+
 describe('scrolling the target into view before the hit test', () => {
   test('a button below the fold of a scrolling list is scrolled to and clicked; hover and fill reach theirs', async () => {
     h.server.setContent(
