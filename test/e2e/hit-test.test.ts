@@ -52,7 +52,11 @@ describe('the hit test at the moment of the press', () => {
       assert.match(r.body.error!.message, /Quick view/);
       assert.match(r.body.error!.message, /Nothing was clicked/);
       assert.equal(await pageValue(h, 'window.added ?? 0'), 0, "the button's handler did not run");
-      assert.equal(await pageValue(h, 'window.quickPressed ?? false'), false, "nor did the layer's");
+      assert.equal(
+        await pageValue(h, 'window.quickPressed ?? false'),
+        false,
+        "nor did the layer's",
+      );
       assert.deepEqual(await pageValue(h, 'presses'), []);
     });
   }
@@ -212,6 +216,30 @@ describe('scrolling the target into view before the hit test', () => {
     });
     assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
     assert.equal(await pageValue(h, 'window.clicked'), 'shadow');
+  });
+
+  test('a button in a frame below the fold of the page is scrolled to and clicked, same origin or not', async () => {
+    h.server.setContent(
+      '/frame-button.html',
+      `<button onclick="parent.postMessage('pressed', '*')">Inside</button>`,
+    );
+    const cross = h.server.PREFIX.replace('127.0.0.1', 'localhost');
+    for (const origin of [h.server.PREFIX, cross]) {
+      h.server.setContent(
+        '/framed.html',
+        `<div style="height: 1500px">Top</div>
+        <iframe id=f src="${origin}/frame-button.html" style="height: 120px"></iframe>
+        <div style="height: 1500px"></div>
+        <script>addEventListener('message', (e) => (window.got = e.data))</script>`,
+      );
+      await open('framed.html');
+      const r = await h.op('click', {
+        target: { role: 'button', name: 'Inside', frame: { css: '#f' } },
+        timeout: 3000,
+      });
+      assert.equal(r.body.ok, true, `${origin}: ${JSON.stringify(r.body.error)}`);
+      assert.equal(await pageValue(h, 'window.got ?? null'), 'pressed', origin);
+    }
   });
 
   test('a button left under a sticky header is scrolled clear of it; one a fixed footer always hides is refused naming the footer', async () => {
