@@ -13,7 +13,7 @@ import {
   summarise,
   type FoundElement,
 } from './element.js';
-import { clickAt, glideArg, MODIFIERS, movePointer } from './pointer.js';
+import { clickAt, glideArg, MODIFIERS } from './pointer.js';
 
 export const click = defineOp({
   name: 'click',
@@ -93,24 +93,11 @@ export const click = defineOp({
     const popup = el.popup ?? (await callPage(tab, el.frame, 'opensNewTab', el.handle));
     const opened = ctx.events.openedTabs.length;
     ctx.delivered();
-    if (args.glide) {
-      await movePointer(tab, ctx.session, el.point, { glide: true, notes: ctx.notes });
-      // The path crossed other elements, and one may have opened something over the target:
-      // refuse loudly rather than click whatever now lies there.
-      await probeOrRefuse(
-        tab,
-        ctx.elements,
-        el,
-        { enabled: true, hitTest: true },
-        'after the pointer glided there',
-      );
-    }
-    await clickAt(tab, ctx.session, el.point, {
+    await clickAt(tab, ctx, el, {
       button: args.button,
       count: args.count,
       modifiers,
-      glide: false,
-      notes: ctx.notes,
+      glide: args.glide,
     });
     if (popup)
       await waitFor(() => ctx.events.openedTabs.length > opened, ctx.config.settleTimeoutMs);

@@ -3,7 +3,7 @@ import { OpError } from '../core/errors.js';
 import { targetSchema } from '../core/target.js';
 import { defineOp } from './define.js';
 import { actionableElement, summarise } from './element.js';
-import { FRAME_MS, movePointer, sleep } from './pointer.js';
+import { arriveToPress, FRAME_MS, movePointer, sleep } from './pointer.js';
 
 /** Several drag libraries arm only after the button has been held a moment. */
 const HOLD_MS = 100;
@@ -39,15 +39,16 @@ export const drag = defineOp({
         `drag takes exactly one destination: to (a target) or by_x/by_y (pixels from the source's centre); ${byOffset ? 'this call gave both' : 'this call gave neither'}.`,
       );
     const tab = await ctx.tab();
+    // Found before the press so a missing destination fails (and waits) without a button held down;
+    // before the source, so scrolling to it cannot move the source from under the press.
+    if (args.to)
+      await actionableElement(tab, ctx.elements, args.to, { enabled: false, hitTest: false });
     const source = await actionableElement(tab, ctx.elements, args.target, {
       enabled: true,
       hitTest: true,
     });
-    // Found before the press so a missing destination fails (and waits) without a button held down.
-    if (args.to)
-      await actionableElement(tab, ctx.elements, args.to, { enabled: false, hitTest: false });
     ctx.delivered();
-    await movePointer(tab, ctx.session, source.point, { glide: false, notes: ctx.notes });
+    await arriveToPress(tab, ctx, source, false);
     await tab.mouseDown('left', 1);
     let data: Record<string, unknown>;
     try {

@@ -233,10 +233,40 @@ async function frameOrigin(tab: BrowserTab, frame: FramePath): Promise<{ x: numb
   return { x, y };
 }
 
+/**
+ * The frame's origin once the element's point lies in the main viewport: the probe scrolls only
+ * inside the element's own frame, so the frames holding it are scrolled into view, outermost first.
+ */
+async function originInView(
+  tab: BrowserTab,
+  found: FoundElement,
+  point: { x: number; y: number },
+): Promise<{ x: number; y: number }> {
+  const shown = (o: { x: number; y: number }) => {
+    const { width, height } = tab.viewport();
+    const x = point.x + o.x;
+    const y = point.y + o.y;
+    return x >= 0 && y >= 0 && x <= width && y <= height;
+  };
+  const origin = await frameOrigin(tab, found.frame);
+  if (found.frame.length === 0 || shown(origin)) return origin;
+  for (let i = 0; i < found.frame.length; i++)
+    await callPage(tab, found.frame.slice(0, i), 'scrollIntoView', found.frame[i]);
+  const scrolled = await frameOrigin(tab, found.frame);
+  if (shown(scrolled)) return scrolled;
+  throw new OpError(
+    'not_actionable',
+    `${describeTarget(found.target)} on ${tab.url()}: its frame is outside the viewport and could not be scrolled into view; try scroll with the frame as target, or resize.`,
+    { details: { blocker: 'offscreen', element: found.info.desc } },
+  );
+}
+
 export interface ActionableElement extends FoundElement {
   /** Centre and box in main-viewport coordinates. */
   point: { x: number; y: number };
   box: { x: number; y: number; width: number; height: number };
+  /** Where its frame's viewport sits in the main one: `point` minus it is the point in the frame. */
+  origin: { x: number; y: number };
   /** What the op asked to read along with the probe (`reads`), once the element passed it. */
   intent?: string[];
   popup?: boolean;
@@ -265,6 +295,25 @@ export async function probeOrRefuse(
     callPage(tab, found.frame, 'probe', found.handle, options),
   );
   return passedOrRefuse(tab, elements, found, verdict, when);
+}
+
+/**
+ * Refuses unless the element still takes a press at its point now that the pointer is there: the
+ * move's hover handlers may have put a layer over it (one hit test, before the press).
+ */
+export async function receivesPressOrRefuse(
+  tab: BrowserTab,
+  elements: ElementContext,
+  el: ActionableElement,
+  when: string,
+): Promise<void> {
+  const point = { x: el.point.x - el.origin.x, y: el.point.y - el.origin.y };
+  const verdict = await timed(
+    elements,
+    'hit',
+    callPage(tab, el.frame, 'receivesAt', el.handle, point),
+  );
+  passedOrRefuse(tab, elements, el, verdict, when);
 }
 
 function passedOrRefuse(
@@ -315,7 +364,7 @@ export async function actionableElement(
     answer = rest.verdict ? rest : { verdict: await probeOrRefuse(tab, elements, found, options) };
   }
   const verdict = passedOrRefuse(tab, elements, found, answer.verdict!);
-  const origin = await frameOrigin(tab, found.frame);
+  const origin = await originInView(tab, found, verdict.point);
   const box = verdict.box ?? { x: verdict.point.x, y: verdict.point.y, width: 0, height: 0 };
   const shifted = { ...box, x: box.x + origin.x, y: box.y + origin.y };
   elements.probed = shifted;
@@ -323,6 +372,7 @@ export async function actionableElement(
     ...found,
     point: { x: verdict.point.x + origin.x, y: verdict.point.y + origin.y },
     box: shifted,
+    origin,
     ...(answer.intent ? { intent: answer.intent } : {}),
     ...(answer.popup !== undefined ? { popup: answer.popup } : {}),
     ...(answer.control ? { control: answer.control } : {}),

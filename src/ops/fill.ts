@@ -25,14 +25,7 @@ function asBoolean(value: unknown): boolean | undefined {
 
 /** One left click at the control's centre, as a person toggling or focusing it would. */
 function plainClick(ctx: OpContext, tab: BrowserTab, el: ActionableElement): Promise<void> {
-  const options = {
-    button: 'left' as const,
-    count: 1,
-    modifiers: [],
-    glide: false,
-    notes: ctx.notes,
-  };
-  return clickAt(tab, ctx.session, el.point, options);
+  return clickAt(tab, ctx, el, { button: 'left', count: 1, modifiers: [], glide: false });
 }
 
 async function setChecked(

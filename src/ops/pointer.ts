@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { BrowserTab, MouseButton } from '../drivers/driver.js';
 import type { Session } from '../sessions/session.js';
+import { receivesPressOrRefuse, type ActionableElement, type ElementContext } from './element.js';
 
 export const MODIFIERS = ['Alt', 'Control', 'Meta', 'Shift'] as const;
 export type Modifier = (typeof MODIFIERS)[number];
@@ -101,14 +102,37 @@ export function inside(p: Point, box: Box): boolean {
   return p.x >= box.x && p.x <= box.x + box.width && p.y >= box.y && p.y <= box.y + box.height;
 }
 
-/** A full click at a point: move there (jump or glide), then press and release `count` times. */
+/** What a press needs of its op: the pointer's memory, the lookups' context, the notes. */
+export interface PressContext {
+  session: Session;
+  elements: ElementContext;
+  notes: string[];
+}
+
+/**
+ * Moves the pointer onto the element (jump or glide) and refuses, pressing nothing, unless the
+ * element still takes events at that point: what the arrival opened (a hover layer) would take
+ * the press instead. Checked at the press only; what the press itself opens does not matter.
+ */
+export async function arriveToPress(
+  tab: BrowserTab,
+  ctx: PressContext,
+  el: ActionableElement,
+  glide: boolean,
+): Promise<void> {
+  await movePointer(tab, ctx.session, el.point, { glide, notes: ctx.notes });
+  const when = glide ? 'after the pointer glided there' : 'once the pointer arrived there';
+  await receivesPressOrRefuse(tab, ctx.elements, el, when);
+}
+
+/** A full click on the element: arrive at its point, then press and release `count` times. */
 export async function clickAt(
   tab: BrowserTab,
-  session: Session,
-  point: Point,
-  options: MoveOptions & { button: MouseButton; count: number; modifiers: readonly Modifier[] },
+  ctx: PressContext,
+  el: ActionableElement,
+  options: { glide: boolean; button: MouseButton; count: number; modifiers: readonly Modifier[] },
 ): Promise<void> {
-  await movePointer(tab, session, point, options);
+  await arriveToPress(tab, ctx, el, options.glide);
   for (const m of options.modifiers) await tab.keyDown(m);
   try {
     for (let i = 1; i <= options.count; i++) {

@@ -1,5 +1,6 @@
 import { composedContains, describe, normaliseSpace } from './dom.js';
 import { elementOf, handleOf } from './handles.js';
+import { bringIntoView } from './in-view.js';
 import type { ControlInfo, FocusInfo } from './protocol.js';
 
 /** Input types whose value is set directly: typing into them is locale-dependent or impossible. */
@@ -173,7 +174,7 @@ export function scrollPage(dx: number, dy: number): { x: number; y: number } {
 }
 
 export function scrollIntoView(handle: number): void {
-  need(handle).scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+  bringIntoView(need(handle));
 }
 
 export function scrollTo(where: 'top' | 'bottom'): { x: number; y: number } {

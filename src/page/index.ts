@@ -26,7 +26,7 @@ import { elementOf } from './handles.js';
 import { locate } from './locate.js';
 import { elementShells, extractOf, find, tableRows } from './inspect.js';
 import { outline } from './outline.js';
-import { frameOffset, probe } from './probe.js';
+import { frameOffset, probe, receivesAt } from './probe.js';
 import { addressOfHandle, track, trackUnlessStill } from './reading.js';
 import { markSecretField, typeSecret } from './secret-fields.js';
 
@@ -58,6 +58,7 @@ export const api = {
   outline,
   probe,
   readValue,
+  receivesAt,
   scrollIntoView,
   scrollPage,
   scrollTo,

@@ -8,6 +8,7 @@ import {
   shortText,
 } from './dom.js';
 import { elementOf } from './handles.js';
+import { BAR_CLEARING_POSITIONS, bringIntoView, clipperOf, stickyBarOf } from './in-view.js';
 import type { Actionability, ProbeOptions } from './protocol.js';
 
 /** The nearest element (itself or an ancestor) that hides it, and how. */
@@ -98,17 +99,28 @@ function inViewport(box: { x: number; y: number; width: number; height: number }
   return cx >= 0 && cy >= 0 && cx <= innerWidth && cy <= innerHeight;
 }
 
+const DETACHED: Actionability = {
+  ok: false,
+  blocker: 'detached',
+  message: 'the element was removed from the page or replaced.',
+};
+
+const OUT_OF_VIEWPORT =
+  'it is outside the viewport; scroll to it (acting ops scroll by themselves).';
+
+/** `div#ad` ("Accept all"): the element that would take the input, as a message names it. */
+function named(hit: Element | null): string {
+  if (!hit) return 'nothing';
+  const text = shortText(hit, 30);
+  return `\`${describe(hit)}\`${text ? ` ("${text}")` : ''}`;
+}
+
 /**
  * The probe: what stops the element taking input right now, in one sentence with the next move.
  * Used by every acting op's wait and by outline, so both say the same thing.
  */
 export function verdict(el: Element, options: ProbeOptions): Actionability {
-  if (!el.isConnected)
-    return {
-      ok: false,
-      blocker: 'detached',
-      message: 'the element was removed from the page or replaced.',
-    };
+  if (!el.isConnected) return DETACHED;
   if (!isVisible(el)) return { ok: false, blocker: 'hidden', message: hiddenVerdict(el).message };
   if (options.enabled && isDisabled(el)) {
     return {
@@ -122,25 +134,25 @@ export function verdict(el: Element, options: ProbeOptions): Actionability {
   const box = boxOf(el);
   if (box.width === 0 || box.height === 0)
     return { ok: false, blocker: 'zero_size', message: 'it has zero size.' };
-  if (!inViewport(box)) {
-    return {
-      ok: false,
-      blocker: 'offscreen',
-      message: 'it is outside the viewport; scroll to it (acting ops scroll by themselves).',
-      box,
-    };
-  }
+  if (!inViewport(box)) return { ok: false, blocker: 'offscreen', message: OUT_OF_VIEWPORT, box };
   const point = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
   if (options.hitTest) {
     const hit = deepElementFromPoint(point.x, point.y);
     if (!receivesEvents(el, hit)) {
-      const cover = hit
-        ? `\`${describe(hit)}\`${shortText(hit, 30) ? ` ("${shortText(hit, 30)}")` : ''}`
-        : 'nothing';
+      // A centre scrolled away inside a container is not covered: what lies there is the page.
+      const clipper = clipperOf(el, point);
+      if (clipper)
+        return {
+          ok: false,
+          blocker: 'offscreen',
+          message: `its centre is out of view inside \`${describe(clipper)}\` (overflow ${getComputedStyle(clipper).overflow}) and could not be scrolled into view; try scroll with this target, or resize.`,
+          point,
+          box,
+        };
       return {
         ok: false,
         blocker: 'covered',
-        message: `it is covered by ${cover} at its centre; close or dismiss that first, or use force: true to dispatch the click to the element itself.`,
+        message: `it is covered by ${named(hit)} at its centre; close or dismiss that first, or use force: true to dispatch the click to the element itself.`,
         point,
         box,
       };
@@ -149,19 +161,18 @@ export function verdict(el: Element, options: ProbeOptions): Actionability {
   return { ok: true, point, box };
 }
 
-/** Is the element ready for input? Scrolls it into view; stable is the same box on two frames in a row. */
+/**
+ * Is the element ready for input? Scrolls it into view through every scrolling ancestor when its
+ * centre is out of sight, and clear of a sticky bar lying over it; stable is the same box on two
+ * frames in a row.
+ */
 export async function probe(handle: number, options: ProbeOptions): Promise<Actionability> {
   const el = elementOf(handle);
-  if (!el)
-    return {
-      ok: false,
-      blocker: 'detached',
-      message: 'the element was removed from the page or replaced.',
-    };
+  if (!el) return DETACHED;
   const early = verdict(el, { ...options, hitTest: false });
   if (!early.ok && early.blocker !== 'offscreen') return early;
-  if (early.blocker === 'offscreen')
-    el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+  if (early.blocker === 'offscreen' || (early.point && clipperOf(el, early.point)))
+    bringIntoView(el);
   let time = await nextFrame();
   const before = boxOf(el);
   // Under load a frame can come with no animation time passed since the last: it proves nothing.
@@ -184,7 +195,8 @@ export async function probe(handle: number, options: ProbeOptions): Promise<Acti
     };
   }
   const final = verdict(el, options);
-  if (final.blocker === 'offscreen') {
+  if (final.blocker === 'covered') return clearOfStickyBar(el, options, final);
+  if (final.message === OUT_OF_VIEWPORT) {
     return {
       ...final,
       message:
@@ -192,6 +204,50 @@ export async function probe(handle: number, options: ProbeOptions): Promise<Acti
     };
   }
   return final;
+}
+
+/**
+ * A covered element under a fixed or sticky bar is scrolled to the middle, then to each edge, and
+ * taken where it is clear; a cover that is no bar, or a bar it stays under, is the answer.
+ */
+function clearOfStickyBar(el: Element, options: ProbeOptions, covered: Actionability) {
+  const point = covered.point!;
+  const hit = deepElementFromPoint(point.x, point.y);
+  const bar = hit && stickyBarOf(hit, el);
+  if (!bar) return covered;
+  for (const position of BAR_CLEARING_POSITIONS) {
+    bringIntoView(el, position);
+    const again = verdict(el, options);
+    if (again.ok) return again;
+  }
+  bringIntoView(el);
+  return {
+    ...covered,
+    message: `it stays under the ${getComputedStyle(bar).position} \`${describe(bar)}\` wherever it is scrolled (${named(hit)} lies over its centre); close or collapse that bar first, or use force: true to dispatch the click to the element itself.`,
+  };
+}
+
+/**
+ * Whether the element still takes the press at `point` (its frame's viewport) now that the pointer
+ * is there: the move's mouseenter and mouseover may have opened a layer over it (a "Quick view").
+ * A frame first, so a framework renders what those handlers set. Checked once, before the press.
+ */
+export async function receivesAt(
+  handle: number,
+  point: { x: number; y: number },
+): Promise<Actionability> {
+  const el = elementOf(handle);
+  if (!el) return DETACHED;
+  await nextFrame();
+  if (!el.isConnected) return DETACHED;
+  const hit = deepElementFromPoint(point.x, point.y);
+  if (receivesEvents(el, hit)) return { ok: true, point };
+  return {
+    ok: false,
+    blocker: 'covered',
+    message: `${named(hit)} lay over its centre (the pointer's arrival may have opened it, as a hover layer opens); act on that instead if it is what you meant, or use force: true to dispatch the click to the element itself.`,
+    point,
+  };
 }
 
 /** The offset of an iframe's content box in its document's viewport. */
