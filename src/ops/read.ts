@@ -2,11 +2,13 @@ import { z } from 'zod';
 import { OpError } from '../core/errors.js';
 import { looseEnum } from '../core/schema.js';
 import { describeTarget, targetSchema } from '../core/target.js';
-import type { BrowserTab } from '../drivers/driver.js';
+import type { BrowserTab, FramePath } from '../drivers/driver.js';
 import { callPage } from '../drivers/page-script.js';
 import type { ReadingMemory } from '../sessions/reading-memory.js';
 import { defineOp } from './define.js';
-import { findElement, pageTarget, summarise } from './element.js';
+import { findElement, pageTarget, summarise, textMatcher } from './element.js';
+import type { OutlineFilter } from '../page/outline.js';
+import type { TextMatcher } from '../page/protocol.js';
 import { cutNote, walkBudget } from './track.js';
 
 /** Keeps the refs handed out so they can be checked, and drops the prints from what is shown. */
@@ -128,9 +130,26 @@ export const outline = defineOp({
   // Discovery is the author's, not a step's (DESIGN §8): it finds the target a step then names.
   step: false,
   summary:
-    'The usable elements, main content first: role, name, region, one checked durable target each, and why any is unusable now (hidden and what reveals it, covered, disabled)',
+    'The usable elements, main content first: role, name, region, one checked durable target each, whether it is expanded, and why any is unusable now (hidden and what reveals it, covered, disabled)',
   readOnly: true,
   args: z.strictObject({
+    target: targetSchema
+      .optional()
+      .describe('List only the elements inside this one (a menu, a form, a dialog)'),
+    css: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'List only the elements inside what this selector matches (inside target when given)',
+      ),
+    text: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'List only elements whose name contains this text (any case), or matches /regex/flags',
+      ),
     limit: z.coerce
       .number()
       .int()
@@ -141,7 +160,25 @@ export const outline = defineOp({
   }),
   async run(ctx, args) {
     const tab = await ctx.tab();
-    const result = await callPage(tab, [], 'outline', args.limit, walkBudget(ctx.deadline));
+    const filter: OutlineFilter = { css: args.css };
+    if (args.text) filter.text = containsMatcher(args.text);
+    let frame: FramePath = [];
+    let target;
+    if (args.target) {
+      const el = await findElement(tab, ctx.elements, args.target);
+      filter.scope = el.handle;
+      frame = el.frame;
+      target = summarise(el);
+    }
+    const budget = walkBudget(ctx.deadline);
+    const result = await callPage(tab, frame, 'outline', args.limit, budget, filter);
+    if (result.error?.kind === 'invalid_argument')
+      throw new OpError(
+        'invalid_argument',
+        `outline: ${result.error.message}; give a CSS selector such as "nav" or "#menu".`,
+      );
+    if (result.error)
+      throw new OpError('stale_element', `outline: ${result.error.message}; run outline again.`);
     const items = await handOut(tab, ctx.session.reading, result.items);
     const data: Record<string, unknown> = { elements: items, total: result.total };
     if (result.cut) {
@@ -153,6 +190,13 @@ export const outline = defineOp({
       ctx.notes.push(
         `limited: ${items.length} of ${result.total} listed; raise limit for the rest`,
       );
-    return { data };
+    return { data, target };
   },
 });
+
+/** A filter's text: /regex/flags as written, plain text as a case-insensitive part of the name. */
+function containsMatcher(text: string): TextMatcher {
+  const matcher = textMatcher(text);
+  if ('regex' in matcher) return matcher;
+  return { regex: text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), flags: 'i' };
+}

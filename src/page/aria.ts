@@ -225,6 +225,30 @@ export function accessibleName(el: Element): string {
   return normalize(nameOf(el, walk));
 }
 
+/**
+ * Each text that labels a control, read by the rule its accessible name uses: aria-labelledby's
+ * text, aria-label, and every `<label>`'s text without the control's own content (a nested
+ * select's options, its own value). Label targets match any one of them.
+ */
+export function labelTexts(el: Element): string[] {
+  const walk: Walk = {
+    root: el,
+    recursing: false,
+    inLabelledBy: false,
+    includeHidden: isAriaHidden(el),
+    depth: 0,
+  };
+  const texts: string[] = [];
+  const targets = labelledByTargets(el);
+  if (targets.length > 0)
+    texts.push(targets.map((target) => referencedText(target, walk, true)).join(' '));
+  const aria = el.getAttribute('aria-label');
+  if (aria) texts.push(aria);
+  for (const label of (el as HTMLInputElement).labels ?? [])
+    texts.push(referencedText(label, walk, false));
+  return texts.map(normalize).filter(Boolean);
+}
+
 function nameOf(el: Element, walk: Walk): string {
   if (walk.recursing && !walk.includeHidden && hiddenHere(el)) return '';
 

@@ -1,4 +1,4 @@
-import { accessibleName, roleOf } from './aria.js';
+import { accessibleName, labelTexts, roleOf } from './aria.js';
 import {
   allElements,
   composedParent,
@@ -62,25 +62,6 @@ function byText(scope: Element | Document, matcher: TextMatcher, budget: Budget)
   for (const el of hits)
     if (el.parentElement && set.has(el.parentElement)) parents.add(el.parentElement);
   return hits.filter((el) => !parents.has(el));
-}
-
-function labelTexts(el: Element): string[] {
-  const out: string[] = [];
-  const labels = (el as HTMLInputElement).labels;
-  if (labels) for (const l of labels) out.push(l.textContent ?? '');
-  const aria = el.getAttribute('aria-label');
-  if (aria) out.push(aria);
-  const ids = el.getAttribute('aria-labelledby');
-  if (ids) {
-    const root = el.getRootNode() as Document | ShadowRoot;
-    out.push(
-      ids
-        .split(/\s+/)
-        .map((id) => root.getElementById(id)?.textContent ?? '')
-        .join(' '),
-    );
-  }
-  return out;
 }
 
 function xpathAll(scope: Element | Document, expression: string): Element[] {

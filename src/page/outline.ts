@@ -2,19 +2,23 @@ import { addressOf, printOf } from './address.js';
 import { accessibleName, roleOf } from './aria.js';
 import {
   allElements,
+  composedContains,
   composedParent,
   deepQuerier,
   deepQueryAll,
   describe,
   normaliseSpace,
   shortText,
+  textTest,
 } from './dom.js';
 import { Budget } from './budget.js';
+import { elementOf } from './handles.js';
 import { candidates } from './locate.js';
 import { hiddenVerdict, verdict } from './probe.js';
+import type { TextMatcher } from './protocol.js';
 
 const INTERACTIVE =
-  'a, button, input:not([type=hidden]), select, textarea, summary, [contenteditable=""], [contenteditable="true"], [tabindex]:not([tabindex="-1"]), [aria-expanded], [role=button], [role=link], [role=checkbox], [role=radio], [role=switch], [role=tab], [role=menuitem], [role=option], [role=combobox], [role=textbox], [role=slider]';
+  'a, button, input:not([type=hidden]), select, textarea, summary, [contenteditable=""], [contenteditable="true"], [tabindex]:not([tabindex="-1"]), [aria-expanded], [role=button], [role=link], [role=checkbox], [role=radio], [role=switch], [role=tab], [role=menuitem], [role=menuitemcheckbox], [role=menuitemradio], [role=option], [role=combobox], [role=listbox], [role=textbox], [role=searchbox], [role=spinbutton], [role=slider], [role=treeitem]';
 
 /** Regions in the order a reader wants them: the content first (DESIGN issue: outline). */
 const REGION_ORDER = [
@@ -167,25 +171,73 @@ export interface OutlineItem {
   name?: string;
   region: Region;
   target?: SelectorTarget;
+  /** Open (true) or closed (false): aria-expanded, or the `<details>` a summary opens. */
+  expanded?: boolean;
   /** Why it cannot take input now; absent when it can. */
   state?: string;
   revealed_by?: { target: SelectorTarget | null; gesture: 'click' | 'hover' };
 }
 
+/** What part of the page an outline lists. */
+export interface OutlineFilter {
+  /** Only elements inside this one (a located target's handle), itself included. */
+  scope?: number;
+  /** Only elements inside (or matching) an element this selector matches. */
+  css?: string;
+  /** Only elements whose name (or, without one, text) matches. */
+  text?: TextMatcher;
+}
+
+/** Why an outline could not be listed: its scope went, or its selector is no selector. */
+export interface OutlineError {
+  kind: 'stale_element' | 'invalid_argument';
+  message: string;
+}
+
+/** The interactive elements a filter keeps, in document order. */
+function usable(filter: OutlineFilter, budget: Budget): Element[] | OutlineError {
+  let root: Element | Document = document;
+  if (filter.scope !== undefined) {
+    const scope = elementOf(filter.scope);
+    if (!scope) return { kind: 'stale_element', message: 'the element that scoped it is gone' };
+    root = scope;
+  }
+  let elements = deepQueryAll(root, INTERACTIVE, budget).filter(
+    (el) => !(el instanceof HTMLInputElement && el.type === 'hidden'),
+  );
+  if (root !== document && (root as Element).matches(INTERACTIVE))
+    elements.unshift(root as Element);
+  if (filter.css) {
+    let scopes: Element[];
+    try {
+      scopes = deepQueryAll(root, filter.css, budget);
+    } catch (e) {
+      return { kind: 'invalid_argument', message: `css: ${(e as Error).message}` };
+    }
+    elements = elements.filter((el) => scopes.some((s) => composedContains(s, el)));
+  }
+  if (filter.text) {
+    const test = textTest(filter.text);
+    elements = elements.filter((el) => test(accessibleName(el)) || test(shortText(el, 200)));
+  }
+  return elements;
+}
+
 /**
- * The usable elements of the page, main content first, each with a checked selector and its
- * state. Ranking needs only each element's region; the name, selector and verdict (each a look at
- * the page, a selector's check a query of it) are worked out for the `limit` listed alone.
- * `budgetMs` bounds it all: when it runs out, the answer has what was done and says `cut`.
+ * The usable elements of the page (or of a part of it, `filter`), main content first, each with
+ * a checked selector and its state. Ranking needs only each element's region; the name, selector
+ * and verdict (each a look at the page, a selector's check a query of it) are worked out for the
+ * `limit` listed alone. `budgetMs` bounds it all: when it runs out, the answer has what was done
+ * and says `cut`.
  */
 export function outline(
   limit: number,
   budgetMs?: number,
-): { items: OutlineItem[]; total: number; cut?: { elements: number } } {
+  filter: OutlineFilter = {},
+): { items: OutlineItem[]; total: number; cut?: { elements: number }; error?: OutlineError } {
   const budget = new Budget(budgetMs);
-  const elements = deepQueryAll(document, INTERACTIVE, budget).filter(
-    (el) => !(el instanceof HTMLInputElement && el.type === 'hidden'),
-  );
+  const elements = usable(filter, budget);
+  if (!Array.isArray(elements)) return { items: [], total: 0, error: elements };
   const regionOf = regionFinder();
   const ranked: { el: Element; region: Region; i: number }[] = [];
   for (const [i, el] of elements.entries()) {
@@ -205,6 +257,16 @@ export function outline(
   return result;
 }
 
+/** Whether the element is open: its aria-expanded, or for a summary its details' open. */
+function expandedOf(el: Element): boolean | undefined {
+  const aria = el.getAttribute('aria-expanded');
+  if (aria === 'true' || aria === 'false') return aria === 'true';
+  const details = el.parentElement;
+  if (el.localName === 'summary' && details?.localName === 'details')
+    return (details as HTMLDetailsElement).open;
+  return undefined;
+}
+
 function describeItem(el: Element, region: Region, unique: Uniqueness): OutlineItem {
   const item: OutlineItem = { region };
   try {
@@ -219,6 +281,8 @@ function describeItem(el: Element, region: Region, unique: Uniqueness): OutlineI
   item.name = (name || shortText(el, 80) || describe(el)).slice(0, 80);
   const selector = durableSelector(el, unique);
   if (selector) item.target = selector;
+  const expanded = expandedOf(el);
+  if (expanded !== undefined) item.expanded = expanded;
   const v = verdict(el, { enabled: true, hitTest: true });
   if (!v.ok && v.blocker !== 'offscreen') {
     item.state = `${v.blocker}: ${v.message}`;

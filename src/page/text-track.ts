@@ -7,7 +7,15 @@
 // replaced elements that checkVisibility() already knows.)
 import { addressOf, bodyOf, elementIndex, frameBody, normalize, ownText } from './address.js';
 import { Budget } from './budget.js';
-import { isSecretField } from './secret-fields.js';
+import {
+  box,
+  controlOf,
+  type Control,
+  Seen,
+  seen,
+  SKIPPED_TAGS,
+  textOf,
+} from './track-controls.js';
 import { childAddress, fittingPrefix, renderTrack } from './track-format.js';
 import type { SkippedFrame, TextTrack, TrackLine } from './track-format.js';
 
@@ -29,43 +37,7 @@ export interface TextTrackOptions {
   budget?: Budget;
 }
 
-// Never rendered as text: metadata, and SVG containers drawn only by reference, for which
-// checkVisibility() answers true (localName is case-sensitive in SVG).
-const SKIPPED_TAGS = new Set([
-  ...'script style noscript template head title meta link'.split(' '),
-  ...'defs desc metadata symbol marker mask pattern filter clipPath'.split(' '),
-  ...'linearGradient radialGradient'.split(' '),
-]);
 const MIN_FRAME_PX = 8;
-const CONTROL_TEXT = 200;
-const HREF_TEXT = 100;
-const NAME_TEXT = 40;
-const SHOW_ALL: CheckVisibilityOptions = { visibilityProperty: true };
-
-const enum Seen {
-  /** Not rendered, nor anything inside it. */
-  None,
-  /** Rendered, but its own text is `visibility: hidden`; a descendant may be visible again. */
-  Hidden,
-  Shown,
-}
-
-const ROLE_MARKS: Record<string, string> = {
-  button: '#btn',
-  tab: '#btn',
-  menuitem: '#btn',
-  link: '#lnk',
-  checkbox: '#chk',
-  switch: '#chk',
-  menuitemcheckbox: '#chk',
-  radio: '#rad',
-  menuitemradio: '#rad',
-  option: '#opt',
-  combobox: '#sel',
-  listbox: '#sel',
-  textbox: '#inp',
-  searchbox: '#inp',
-};
 
 interface Walk {
   lines: TrackLine[];
@@ -95,220 +67,10 @@ interface Step {
   address: string;
   depth: number;
   quiet: boolean;
-}
-
-interface Control {
-  mark: string;
-  text: string;
-}
-
-function seen(el: Element): Seen {
-  if (el.checkVisibility(SHOW_ALL)) return Seen.Shown;
-  if (el.checkVisibility()) return Seen.Hidden;
-  // No box: display:none (or closed <details>), unless display:contents, whose children render.
-  const style = el.ownerDocument.defaultView?.getComputedStyle(el);
-  if (style?.display !== 'contents') return Seen.None;
-  return style.visibility === 'visible' ? Seen.Shown : Seen.Hidden;
-}
-
-function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-
-/** Rendered text of a control's whole subtree (a control is one line, DESIGN §5). */
-function textOf(el: Element): string {
-  return clip(normalize(collect(el)), CONTROL_TEXT);
-}
-
-/** A node to read, or a space between an element's text and its neighbours'. */
-type Piece = { node: Node; own: boolean; check: boolean } | ' ';
-
-/** The rendered text under `el`, iteratively, stopping once it is well past what a line shows. */
-function collect(el: Element): string {
-  let text = '';
-  const stack: Piece[] = [{ node: el, own: true, check: false }];
-  while (stack.length > 0 && text.length < CONTROL_TEXT * 2) {
-    const piece = stack.pop()!;
-    if (piece === ' ') {
-      text += ' ';
-      continue;
-    }
-    const { node, own } = piece;
-    if (node.nodeType === 3) {
-      if (own) text += (node as Text).data;
-      continue;
-    }
-    const element = node as Element;
-    let shown = own;
-    if (piece.check) {
-      const state = seen(element);
-      if (state === Seen.None) continue;
-      shown = state === Seen.Shown;
-    }
-    const slot =
-      element.localName === 'slot'
-        ? (element as HTMLSlotElement).assignedNodes({ flatten: true })
-        : null;
-    const nodes: ArrayLike<Node> =
-      slot && slot.length > 0 ? slot : (element.shadowRoot ?? element).childNodes;
-    for (let i = nodes.length - 1; i >= 0; i--) {
-      const child = nodes[i];
-      if (child.nodeType === 3) stack.push({ node: child, own: shown, check: false });
-      else if (child.nodeType === 1 && !SKIPPED_TAGS.has((child as Element).localName))
-        stack.push(' ', { node: child, own: shown, check: true }, ' ');
-    }
-  }
-  return text;
-}
-
-/** A name for a control with no text: aria-label, title, or an image's alt inside it. */
-function iconName(el: Element): string {
-  const own = el.getAttribute('aria-label') || el.getAttribute('title');
-  if (own && own.trim()) return clip(normalize(own), CONTROL_TEXT);
-  const ids = el.getAttribute('aria-labelledby');
-  if (ids) {
-    const doc = el.ownerDocument;
-    const text = ids.split(/\s+/).map((id) => doc.getElementById(id)?.textContent ?? '');
-    const name = normalize(text.join(' '));
-    if (name) return clip(name, CONTROL_TEXT);
-  }
-  const inner = el.querySelector('img[alt]:not([alt=""]), [aria-label], svg title');
-  if (!inner) return '';
-  const name =
-    inner.getAttribute('alt') ?? inner.getAttribute('aria-label') ?? inner.textContent ?? '';
-  return clip(normalize(name), CONTROL_TEXT);
-}
-
-function nameOf(el: Element, fallback: string): string {
-  const name = el.getAttribute('name') || el.id || fallback;
-  return clip(name.replace(/\s+/g, '_'), NAME_TEXT);
-}
-
-function labelOf(control: HTMLInputElement): string {
-  const labels = control.labels;
-  if (labels && labels.length > 0) {
-    const text = Array.from(labels, (label) => textOf(label)).join(' ');
-    if (text) return clip(normalize(text), CONTROL_TEXT);
-  }
-  return iconName(control);
-}
-
-function box(checked: boolean, mixed: boolean, label: string): string {
-  const state = mixed ? '[-]' : checked ? '[x]' : '[ ]';
-  return label ? `${state} ${label}` : state;
-}
-
-function valueText(value: string, placeholder: string | null): string {
-  const text = normalize(value);
-  if (text) return clip(text, CONTROL_TEXT);
-  const hint = placeholder ? normalize(placeholder) : '';
-  return hint ? `(${clip(hint, CONTROL_TEXT)})` : '';
-}
-
-function inputControl(input: HTMLInputElement): Control | null {
-  switch (input.type) {
-    case 'hidden':
-      return null;
-    case 'button':
-      return { mark: '#btn', text: normalize(input.value) || iconName(input) };
-    case 'submit':
-    case 'reset':
-      return {
-        mark: '#btn',
-        text: normalize(input.value) || (input.type === 'reset' ? 'Reset' : 'Submit'),
-      };
-    case 'image':
-      return { mark: '#btn', text: normalize(input.alt || input.value) || iconName(input) };
-    case 'checkbox':
-      return { mark: '#chk', text: box(input.checked, input.indeterminate, labelOf(input)) };
-    case 'radio':
-      return { mark: '#rad', text: box(input.checked, false, labelOf(input)) };
-    case 'file':
-      return { mark: '#file', text: Array.from(input.files ?? [], (f) => f.name).join(', ') };
-    case 'password':
-      // Never the value: diffs and logs carry the track.
-      return {
-        mark: `#inp-${nameOf(input, 'password')}`,
-        text: input.value ? '••••' : valueText('', input.placeholder),
-      };
-    default:
-      return {
-        mark: `#inp-${nameOf(input, input.type)}`,
-        // A secret typed into a plain field is shown like a password.
-        text: isSecretField(input) ? '••••' : valueText(input.value, input.placeholder),
-      };
-  }
-}
-
-function linkText(a: Element, href: string): string {
-  const text = textOf(a) || iconName(a);
-  const target = href.trim();
-  if (!target || target.toLowerCase().startsWith('javascript:')) return text;
-  return text ? `${text} → ${clip(target, HREF_TEXT)}` : `→ ${clip(target, HREF_TEXT)}`;
-}
-
-function roleControl(el: Element, role: string): Control | null {
-  const mark = ROLE_MARKS[role];
-  if (!mark) return null;
-  const text = textOf(el) || iconName(el);
-  switch (mark) {
-    case '#chk':
-    case '#rad': {
-      const checked = el.getAttribute('aria-checked');
-      return { mark, text: box(checked === 'true', checked === 'mixed', text) };
-    }
-    case '#opt':
-      return { mark, text: el.getAttribute('aria-selected') === 'true' ? `[x] ${text}` : text };
-    case '#sel':
-    case '#inp':
-      return { mark: `${mark}-${nameOf(el, role)}`, text };
-    default:
-      return { mark, text };
-  }
-}
-
-function controlOf(el: Element, tag: string): Control | null {
-  const role = el.getAttribute('role')?.trim().split(/\s+/)[0].toLowerCase();
-  switch (tag) {
-    case 'input':
-      return inputControl(el as HTMLInputElement);
-    case 'textarea': {
-      const area = el as HTMLTextAreaElement;
-      return {
-        mark: `#inp-${nameOf(el, 'textarea')}`,
-        text: isSecretField(area) ? '••••' : valueText(area.value, area.placeholder),
-      };
-    }
-    case 'select': {
-      const chosen = Array.from((el as HTMLSelectElement).selectedOptions, (o) =>
-        normalize(o.label),
-      );
-      return { mark: `#sel-${nameOf(el, 'select')}`, text: clip(chosen.join(', '), CONTROL_TEXT) };
-    }
-    case 'button':
-    case 'summary':
-      return role && role !== 'button' ? (roleControl(el, role) ?? button(el)) : button(el);
-    case 'a': {
-      const href = el.getAttribute('href');
-      if (href === null) break;
-      if (role && role !== 'link' && ROLE_MARKS[role]) return roleControl(el, role);
-      return { mark: '#lnk', text: linkText(el, href) };
-    }
-  }
-  if (role) return roleControl(el, role);
-  if (el.hasAttribute('contenteditable') && (el as HTMLElement).isContentEditable) {
-    const parent = el.parentElement as HTMLElement | null;
-    if (!parent?.isContentEditable)
-      return {
-        mark: `#inp-${nameOf(el, 'editable')}`,
-        text: isSecretField(el) ? '••••' : textOf(el),
-      };
-  }
-  return null;
-}
-
-function button(el: Element): Control {
-  return { mark: '#btn', text: textOf(el) || iconName(el) };
+  /** Known already: the element is shown, and this is its control (null: it is none). */
+  control?: Control | null;
+  /** A line written when the step comes off the stack, in its place in document order. */
+  line?: TrackLine;
 }
 
 function push(w: Walk, el: Element, address: string, text: string, mark?: string): void {
@@ -430,15 +192,18 @@ function walkFrom(w: Walk, first: Step): void {
 
 /** Reads one element's line, then queues its children; `quiet` drops plain text (a toggle's label, already on its line). */
 function visit(w: Walk, step: Step): void {
-  const { el, address, depth } = step;
+  const { el, address, depth, line } = step;
+  if (line) return push(w, el, address, line.text, line.mark);
   let { quiet } = step;
   const tag = el.localName;
-  if (SKIPPED_TAGS.has(tag) || silent(el, tag)) return;
-  const state = seen(el);
+  const known = step.control !== undefined;
+  if (!known && (SKIPPED_TAGS.has(tag) || silent(el, tag))) return;
+  const state = known ? Seen.Shown : seen(el);
   if (state === Seen.None) return;
   if (state === Seen.Shown) {
     if (tag === 'iframe' || tag === 'frame') return enterFrame(w, el, address, depth);
-    const control = controlOf(el, tag);
+    const control = known ? step.control : controlOf(el, tag);
+    if (control?.items) return readRuns(w, el, address, depth, control);
     if (control) {
       push(w, el, address, control.text, control.mark);
       if (tag === 'select') listboxOptions(w, el as HTMLSelectElement, address);
@@ -453,11 +218,162 @@ function visit(w: Walk, step: Step): void {
       }
       if (toggle) quiet = true;
     }
+    if (!quiet && !el.shadowRoot && tag !== 'slot' && !tag.includes('-'))
+      return readRuns(w, el, address, depth);
     const text = quiet ? '' : ownRenderedText(el, tag);
     if (text) push(w, el, address, text);
     else if (looksClosedHost(el, tag)) w.closed++;
   }
   queueChildren(w, el, address, depth, quiet);
+}
+
+// Rendered as blocks unless styled otherwise: never part of a sentence, so their style is not read.
+const BLOCK_TAGS = new Set(
+  [
+    'address article aside blockquote body dd details dialog div dl dt fieldset figcaption figure',
+    'footer form h1 h2 h3 h4 h5 h6 header hr li main menu nav ol p pre section summary table',
+    'tbody thead tfoot tr td th caption ul iframe frame slot object video audio canvas svg',
+  ]
+    .join(' ')
+    .split(' '),
+);
+
+/** Where a piece of a sentence sits: the child of the block it came from (null: the block itself). */
+interface Top {
+  el: Element;
+  address: string;
+}
+
+interface Part {
+  text: string;
+  /** A link's words: kept only in a sentence that has words of its own. */
+  link: boolean;
+  top: Top | null;
+}
+
+/** A node of the block still to read, or a space (the edge of a spaced inline element). */
+type Pending = { node: Node; address: string; top: Top | null } | ' ';
+
+const WORD = /[\p{L}\p{N}]/u;
+
+function hasMargin(style: CSSStyleDeclaration): boolean {
+  return (
+    style.marginLeft !== '0px' ||
+    style.marginRight !== '0px' ||
+    style.paddingLeft !== '0px' ||
+    style.paddingRight !== '0px'
+  );
+}
+
+/**
+ * Reads a block's text as sentences: inline elements (b, code, a span, a label's words, anything
+ * whose computed display is inline) stay in the sentence they sit in, one line each, written at
+ * the smallest element holding the whole sentence. A control, a block or a frame ends a sentence
+ * and is read in its place; a link inside a sentence gives it its words and keeps its own line
+ * right after it. A container control (`items`) gets its words on its own line instead.
+ */
+function readRuns(w: Walk, block: Element, address: string, depth: number, own?: Control): void {
+  const steps: Step[] = [];
+  const words: string[] = [];
+  let parts: Part[] = [];
+  let links: Step[] = [];
+  const flush = () => {
+    const spoken = parts.some((p) => !p.link && WORD.test(p.text));
+    const kept = spoken ? parts : parts.filter((p) => !p.link);
+    const text = normalize(kept.map((p) => p.text).join(''));
+    if (text && own) words.push(text);
+    else if (text) {
+      const tops = new Set(kept.filter((p) => p.text.trim()).map((p) => p.top));
+      const [top] = tops;
+      const at = tops.size === 1 && top ? top : { el: block, address };
+      const line = { address: at.address, text };
+      steps.push({ el: at.el, address: at.address, depth, quiet: false, line });
+    }
+    steps.push(...links);
+    parts = [];
+    links = [];
+  };
+  const defer = (step: Step) => {
+    flush();
+    steps.push(step);
+  };
+  const pending: Pending[] = [];
+  const expand = (parent: Element, at: string, top: Top | null) => {
+    const nodes = parent.childNodes;
+    let index = parent.childElementCount;
+    for (let i = nodes.length - 1; i >= 0; i--) {
+      const node = nodes[i];
+      if (node.nodeType === 3) pending.push({ node, address: at, top });
+      else if (node.nodeType === 1) {
+        const child = childAddress(at, --index);
+        pending.push({ node, address: child, top: top ?? { el: node as Element, address: child } });
+      }
+    }
+  };
+  expand(block, address, null);
+  while (pending.length > 0) {
+    const item = pending.pop()!;
+    if (item === ' ') {
+      parts.push({ text: ' ', link: false, top: null });
+      continue;
+    }
+    const { node, address: at, top } = item;
+    if (node.nodeType === 3) {
+      parts.push({ text: (node as Text).data, link: false, top });
+      continue;
+    }
+    const el = node as Element;
+    const tag = el.localName;
+    if (SKIPPED_TAGS.has(tag)) continue;
+    if (tag === 'br') {
+      parts.push({ text: ' ', link: false, top: null });
+      continue;
+    }
+    if (silent(el, tag)) continue;
+    const step: Step = { el, address: at, depth, quiet: false };
+    if (BLOCK_TAGS.has(tag) || el.shadowRoot || tag.includes('-')) {
+      defer(step);
+      continue;
+    }
+    const state = seen(el);
+    if (state === Seen.None) continue;
+    if (state === Seen.Hidden) {
+      defer(step);
+      continue;
+    }
+    const control = controlOf(el, tag);
+    step.control = control;
+    if (control?.mark === '#lnk') {
+      parts.push({ text: control.words ?? control.text, link: true, top });
+      links.push(step);
+      continue;
+    }
+    if (control || (tag === 'label' && labelledToggle(el))) {
+      defer(step);
+      continue;
+    }
+    const style = el.ownerDocument.defaultView!.getComputedStyle(el);
+    if (style.display !== 'inline') {
+      defer(step);
+      continue;
+    }
+    const spaced = hasMargin(style);
+    if (spaced) pending.push(' ');
+    expand(el, at, top);
+    if (spaced) pending.push(' ');
+  }
+  flush();
+  if (own) {
+    const text = own.text || words.join(' ');
+    steps.unshift({
+      el: block,
+      address,
+      depth,
+      quiet: false,
+      line: { address, mark: own.mark, text },
+    });
+  }
+  for (let k = steps.length - 1; k >= 0; k--) w.stack.push(steps[k]);
 }
 
 function queueChildren(w: Walk, el: Element, address: string, depth: number, quiet: boolean): void {

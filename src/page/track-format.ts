@@ -11,10 +11,45 @@
 /** One line of the text track: where it sits, what it is (a control's mark) and what it says. */
 export interface TrackLine {
   address: string;
-  /** `#btn`, `#lnk`, `#inp-NAME`, `#sel-NAME`, `#chk`, `#rad`, `#opt`, `#file`; absent on text. */
+  /** A control's mark (ROLE_MARKS, `#sel-NAME`, `#file`); absent on text. */
   mark?: string;
   text: string;
 }
+
+/**
+ * What a control's line says after its mark: its name; `[x]`/`[ ]`/`[-]` and its name (checked);
+ * `[x]` before its name only when it is the chosen one (selected); its value (value); or, for a
+ * container, its own text, its items each getting a line of their own (items).
+ */
+export type MarkReading = 'name' | 'checked' | 'selected' | 'value' | 'items';
+
+/**
+ * The mark of each ARIA role the text track marks (DESIGN §5; docs/reading-the-page.md keeps the
+ * same table), so a mark says which `{role}` target reaches the element. `named` marks carry the
+ * control's `name` or `id` (`#inp-email`). Besides these: `#sel-NAME` for a native `<select>` and
+ * `#file` for a file input; a link also shows `→ href`, as does a menu item that is a link.
+ */
+export const ROLE_MARKS: Readonly<
+  Record<string, { mark: string; reads: MarkReading; named?: true }>
+> = {
+  button: { mark: '#btn', reads: 'name' },
+  link: { mark: '#lnk', reads: 'name' },
+  checkbox: { mark: '#chk', reads: 'checked' },
+  radio: { mark: '#rad', reads: 'checked' },
+  switch: { mark: '#switch', reads: 'checked' },
+  tab: { mark: '#tab', reads: 'selected' },
+  option: { mark: '#opt', reads: 'selected' },
+  menuitem: { mark: '#menuitem', reads: 'name' },
+  menuitemcheckbox: { mark: '#menuitemcheckbox', reads: 'checked' },
+  menuitemradio: { mark: '#menuitemradio', reads: 'checked' },
+  treeitem: { mark: '#treeitem', reads: 'items' },
+  listbox: { mark: '#listbox', reads: 'items' },
+  combobox: { mark: '#combo', reads: 'value', named: true },
+  textbox: { mark: '#inp', reads: 'value', named: true },
+  searchbox: { mark: '#inp', reads: 'value', named: true },
+  spinbutton: { mark: '#inp', reads: 'value', named: true },
+  slider: { mark: '#slider', reads: 'value', named: true },
+};
 
 /** A visible frame the walk did not read, so the driver can read it from its own context. */
 export interface SkippedFrame {

@@ -13,6 +13,8 @@ const FIXTURE = `
 
   <label for="email">Email address</label><input id="email" type="email">
   <label>Full name <input id="fullname" value="Ada Lovelace"></label>
+  <label>Country <select id="country"><option>France</option><option>Norway</option></select></label>
+  <label for="both">Phone</label><input id="both" aria-label="Mobile phone">
   <span id="billing">Billing</span><span id="address">address</span>
   <input id="street" aria-labelledby="billing address">
   <input id="query" placeholder="Search products">
@@ -125,6 +127,18 @@ describe('page aria', () => {
   test('a field is named by label[for] or a wrapping label without its own value', async () => {
     await expectRole('#email', 'textbox', 'Email address');
     await expectRole('#fullname', 'textbox', 'Full name');
+  });
+
+  test('label texts leave out the control they label, its options and value included', async () => {
+    const texts = (id: string) =>
+      page.evaluate(
+        `${bundle}; __aria.labelTexts(document.getElementById(${JSON.stringify(id)}))`,
+      ) as Promise<string[]>;
+    assert.deepEqual(await texts('country'), ['Country']);
+    assert.deepEqual(await texts('fullname'), ['Full name']);
+    // Each text that labels it counts, not only the one that wins the accessible name.
+    assert.deepEqual(await texts('both'), ['Mobile phone', 'Phone']);
+    assert.deepEqual(await texts('street'), ['Billing address']);
   });
 
   test('aria-labelledby joins every referenced id in order', async () => {

@@ -301,7 +301,7 @@ describe('what the track reads', () => {
 
 describe('format', () => {
   test('text is grouped under its parent and controls align', async () => {
-    const { track } = await load(`<div><span>000000192</span><span>Sep 3, 2022</span></div>
+    const { track } = await load(`<div><p>000000192</p><p>Sep 3, 2022</p></div>
       <button>Save changes</button><a href="/dashboard/issues">Issues</a>
       <input name=q value=laptop><select name=country><option>United Kingdom</option></select>
       <p>Total <b>$42</b></p><div><h1>Title</h1></div>`);
@@ -316,8 +316,7 @@ describe('format', () => {
         'C#lnk         Issues → /dashboard/issues',
         'D#inp-q       laptop',
         'E#sel-country United Kingdom',
-        'F Total',
-        '  A $42',
+        'F Total $42',
         'GA Title',
       ].join('\n'),
     );
@@ -366,5 +365,96 @@ describe('format', () => {
     const { track } = await load('<main><p>skip</p><ul><li>one</li><li>two</li></ul></main>');
     const t = await track('textTrack(document.querySelector("ul"))');
     assert.equal(t.text, 'AB\n  A one\n  B two');
+  });
+});
+
+describe('sentences', () => {
+  const lines = (t: TextTrack) => t.lines.map((l) => `${l.address}${l.mark ?? ''} ${l.text}`);
+
+  test('inline elements stay in the sentence they sit in', async () => {
+    const { track } = await load(`<p>Enter an item that starts with "<b>x</b>".</p>
+      <div id=query>Book the <span>one-way</span> flight from: <span>Lincoln</span> to:
+        <strong>Denver</strong> on <time>10/15/2016</time>.</div>
+      <footer><span class=count><strong>2</strong><span> items</span> left</span><ul><li>All</li></ul></footer>
+      <p>Run <code>npm test</code>, then <em>read</em> H<sub>2</sub>O <small>(fine print)</small>.</p>`);
+    assert.deepEqual(lines(await track()), [
+      'A Enter an item that starts with "x".',
+      'B Book the one-way flight from: Lincoln to: Denver on 10/15/2016.',
+      'CA 2 items left',
+      'CBA All',
+      'D Run npm test, then read H2O (fine print).',
+    ]);
+  });
+
+  test('a link keeps its line and mark right after the sentence it completes', async () => {
+    const { track } = await load(`<p>Read the <a href="/docs">docs page</a> for details.</p>
+      <nav><a href="/a">Home</a> | <a href="/b">About</a></nav>`);
+    assert.deepEqual(lines(await track()), [
+      'A Read the docs page for details.',
+      'AA#lnk docs page → /docs',
+      // Links and punctuation alone make no sentence: the links are not read twice.
+      'B |',
+      'BA#lnk Home → /a',
+      'BB#lnk About → /b',
+    ]);
+  });
+
+  test('a control ends a sentence, so each label stays beside its field', async () => {
+    const { track } = await load(`<form><label for=e>Email</label> <input id=e>
+      <label for=p>Password</label> <input id=p type=password><button>Sign in</button></form>
+      <div style="display:flex"><span>Left</span><span>Right</span></div>
+      <p>A<span style="margin-left:4px">B</span></p>`);
+    assert.deepEqual(lines(await track()), [
+      'AA Email',
+      'AB#inp-e ',
+      'AC Password',
+      'AD#inp-p ',
+      'AE#btn Sign in',
+      // Flex items are blocks, and a spaced inline element is a word of its own.
+      'BA Left',
+      'BB Right',
+      'C A B',
+    ]);
+  });
+});
+
+describe('marks follow the ARIA role', () => {
+  test('menu items, tabs, switches, comboboxes, sliders and tree items carry their own marks', async () => {
+    const { track } =
+      await load(`<ul role=menu><li role=none><a role=menuitem href="/about">About</a></li>
+        <li role=menuitemcheckbox aria-checked=true>Bold</li><li role=menuitemradio aria-checked=false>Left</li></ul>
+      <div role=tablist><button role=tab aria-selected=true>Profile</button><button role=tab>Billing</button></div>
+      <button role=switch aria-checked=true>Wi-Fi</button><input type=checkbox role=switch id=bt>
+      <div role=combobox id=fruit>Apple</div><input role=combobox name=city value=Oslo>
+      <div role=slider aria-valuenow=40 id=vol></div><input type=range name=zoom value=30>
+      <ul role=tree><li role=treeitem>Fruits<ul role=group><li role=treeitem>Pear</li></ul></li></ul>`);
+    const t = await track();
+    assert.deepEqual(
+      t.lines.map((l) => `${l.mark ?? ''} ${l.text}`),
+      [
+        '#menuitem About → /about',
+        '#menuitemcheckbox [x] Bold',
+        '#menuitemradio [ ] Left',
+        '#tab [x] Profile',
+        '#tab Billing',
+        '#switch [x] Wi-Fi',
+        '#switch [ ]',
+        '#combo-fruit Apple',
+        '#combo-city Oslo',
+        '#slider-vol 40',
+        '#slider-zoom 30',
+        '#treeitem Fruits',
+        '#treeitem Pear',
+      ],
+    );
+  });
+
+  test('each option of a listbox gets its own address', async () => {
+    const { track } = await load(`<ul role=listbox aria-label=Colours>
+      <li role=option aria-selected=true>Red</li><li role=option>Green</li><li role=option>Blue</li></ul>`);
+    assert.deepEqual(
+      (await track()).lines.map((l) => `${l.address}${l.mark} ${l.text}`),
+      ['A#listbox Colours', 'AA#opt [x] Red', 'AB#opt Green', 'AC#opt Blue'],
+    );
   });
 });
