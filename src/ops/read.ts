@@ -6,8 +6,15 @@ import type { BrowserTab } from '../drivers/driver.js';
 import { callPage } from '../drivers/page-script.js';
 import type { ReadingMemory } from '../sessions/reading-memory.js';
 import { defineOp } from './define.js';
-import { findElement, pageTarget, summarise } from './element.js';
+import { findElement, inScope, pageTarget, scopeOf, summarise } from './element.js';
+import { acrossFrames, DEFAULT_FRAME_LIMITS, inFrame, MAIN_FRAME, unreadNote } from './frames.js';
 import { cutNote, walkBudget } from './track.js';
+
+/** An item read in a frame: its ref carries the frame's address, and `frame` names the frame. */
+function inFrameItem<T extends { ref?: string }>(frame: string, item: T): T & { frame?: string } {
+  if (!frame) return item;
+  return { ...item, ...(item.ref ? { ref: inFrame(frame, item.ref) } : {}), frame };
+}
 
 /** Keeps the refs handed out so they can be checked, and drops the prints from what is shown. */
 async function handOut<T extends { ref?: string; print?: string }>(
@@ -45,32 +52,29 @@ export const find = defineOp({
   }),
   async run(ctx, args) {
     const tab = await ctx.tab();
-    const { within, frame: _frame, nth: _nth, ...own } = args.target;
-    if (args.target.frame)
-      throw new OpError(
-        'unsupported',
-        'find does not search inside frames yet; snapshot reads same-origin frames, and their refs act there.',
-      );
-    const scope = within ? (await findElement(tab, ctx.elements, within)).handle : undefined;
-    const found = await callPage(
-      tab,
-      [],
-      'find',
-      pageTarget(own),
-      scope,
-      args.mode === 'full',
-      args.limit,
-      walkBudget(ctx.deadline),
+    const { within: _within, frame: _frame, nth: _nth, ...own } = args.target;
+    const where = await scopeOf(tab, ctx.elements, args.target, MAIN_FRAME);
+    const request = pageTarget(own);
+    const budget = walkBudget(ctx.deadline);
+    const search = await inScope(tab, ctx.elements, where, (spot, scope) =>
+      callPage(tab, spot.path, 'find', request, scope, args.mode === 'full', args.limit, budget),
     );
-    if (found.error)
-      throw new OpError('invalid_argument', `${describeTarget(args.target)}: ${found.error}`);
-    const elements = await handOut(tab, ctx.session.reading, found.elements);
-    const data: Record<string, unknown> = { elements, total: found.total };
-    if (found.cut) {
+    const error = search.answers.find((a) => a.value.error)?.value.error;
+    if (error) throw new OpError('invalid_argument', `${describeTarget(args.target)}: ${error}`);
+    const all = search.answers.flatMap(({ spot, value }) =>
+      value.elements.map((el) => inFrameItem(spot.address, el)),
+    );
+    const elements = await handOut(tab, ctx.session.reading, all.slice(0, args.limit));
+    const total = search.answers.reduce((n, a) => n + a.value.total, 0);
+    const data: Record<string, unknown> = { elements, total };
+    const cut = search.answers.reduce((n, a) => n + (a.value.cut?.elements ?? 0), 0);
+    if (cut) {
       // total counts what was looked at: there may be more past the cut.
       data.truncated = true;
-      ctx.notes.push(cutNote(found.cut.elements, 'narrow the search with within or a css target'));
+      ctx.notes.push(cutNote(cut, 'narrow the search with within or a css target'));
     }
+    const unread = unreadNote(search.unread);
+    if (unread) ctx.notes.push(unread);
     return { data };
   },
 });
@@ -141,18 +145,25 @@ export const outline = defineOp({
   }),
   async run(ctx, args) {
     const tab = await ctx.tab();
-    const result = await callPage(tab, [], 'outline', args.limit, walkBudget(ctx.deadline));
-    const items = await handOut(tab, ctx.session.reading, result.items);
-    const data: Record<string, unknown> = { elements: items, total: result.total };
-    if (result.cut) {
+    const budget = walkBudget(ctx.deadline);
+    const search = await acrossFrames(tab, ctx.elements.frames ?? DEFAULT_FRAME_LIMITS, (spot) =>
+      callPage(tab, spot.path, 'outline', args.limit, budget),
+    );
+    // The main frame's elements first, then each frame's, in the order the frames were read.
+    const all = search.answers.flatMap(({ spot, value }) =>
+      value.items.map((item) => inFrameItem(spot.address, item)),
+    );
+    const items = await handOut(tab, ctx.session.reading, all.slice(0, args.limit));
+    const total = search.answers.reduce((n, a) => n + a.value.total, 0);
+    const data: Record<string, unknown> = { elements: items, total };
+    const cut = search.answers.reduce((n, a) => n + (a.value.cut?.elements ?? 0), 0);
+    const unread = unreadNote(search.unread);
+    if (unread) ctx.notes.push(unread);
+    if (cut) {
       data.truncated = true;
-      ctx.notes.push(
-        cutNote(result.cut.elements, 'the first found are listed; find with within lists a part'),
-      );
-    } else if (result.total > items.length)
-      ctx.notes.push(
-        `limited: ${items.length} of ${result.total} listed; raise limit for the rest`,
-      );
+      ctx.notes.push(cutNote(cut, 'the first found are listed; find with within lists a part'));
+    } else if (total > items.length)
+      ctx.notes.push(`limited: ${items.length} of ${total} listed; raise limit for the rest`);
     return { data };
   },
 });

@@ -5,6 +5,7 @@
 // candidates, and nothing is written. (One getComputedStyle() read per element, trusting the
 // parent's state, measured no faster and needs hand-kept rules for <details>, <object> and
 // replaced elements that checkVisibility() already knows.)
+import { frameShown } from './frames.js';
 import { addressOf, bodyOf, elementIndex, frameBody, normalize, ownText } from './address.js';
 import { Budget } from './budget.js';
 import { isSecretField } from './secret-fields.js';
@@ -36,7 +37,6 @@ const SKIPPED_TAGS = new Set([
   ...'defs desc metadata symbol marker mask pattern filter clipPath'.split(' '),
   ...'linearGradient radialGradient'.split(' '),
 ]);
-const MIN_FRAME_PX = 8;
 const CONTROL_TEXT = 200;
 const HREF_TEXT = 100;
 const NAME_TEXT = 40;
@@ -369,9 +369,7 @@ function looksClosedHost(el: Element, tag: string): boolean {
 }
 
 function enterFrame(w: Walk, frame: Element, address: string, depth: number): void {
-  const rect = frame.getBoundingClientRect();
-  // Preload and sign-in boot frames are 0×0 beside the real widget; reading them misleads.
-  if (rect.width < MIN_FRAME_PX || rect.height < MIN_FRAME_PX) return;
+  if (!frameShown(frame)) return;
   if (depth >= w.maxDepth) return void w.skipped.push({ address, reason: 'depth' });
   if (w.frames >= w.maxFrames) return void w.skipped.push({ address, reason: 'limit' });
   const body = frameBody(frame);
