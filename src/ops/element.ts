@@ -246,7 +246,7 @@ export async function inScope<T extends { frames?: ChildFrame[] }>(
       answers: [{ spot: where.start, value: await call(where.start, where.scope) }],
       unread: [],
     };
-  return acrossFrames(tab, limitsOf(elements), (spot) => call(spot, undefined), where.start);
+  return acrossFrames(limitsOf(elements), (spot) => call(spot, undefined), where.start);
 }
 
 /** Every match of a target in every frame of its scope, one `locate` per frame. */
@@ -437,7 +437,7 @@ export async function actionableElement(
     // Frames below are searched too (a match there makes one here ambiguous); none, no call.
     const below =
       where.scope === undefined && frames
-        ? await belowFrame(tab, limitsOf(elements), where.start, frames, (spot) =>
+        ? await belowFrame(limitsOf(elements), where.start, frames, (spot) =>
             timed(elements, 'locate', callPage(tab, spot.path, 'locate', pageTarget(target))),
           )
         : { answers: [], unread: [] };

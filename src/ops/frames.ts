@@ -4,7 +4,7 @@
 // A page with no frames costs nothing more than its one call.
 import type { Config } from '../config.js';
 import { OpError } from '../core/errors.js';
-import type { BrowserTab, FramePath } from '../drivers/driver.js';
+import type { FramePath } from '../drivers/driver.js';
 import { AwaitingServerError } from '../drivers/driver.js';
 import type { ChildFrame } from '../page/frames.js';
 
@@ -50,7 +50,7 @@ export function frameDepth(address: string): number {
  * A call into a child frame answers within this: a frame that never loads or is navigating
  * away must not hold the whole op; it is reported unreadable instead.
  */
-const FRAME_CALL_MS = 3000;
+const FRAME_CALL_MS = 2000;
 
 /** `call`, or a timeout error once FRAME_CALL_MS passed. */
 export async function bounded<T>(call: Promise<T>): Promise<T> {
@@ -84,7 +84,6 @@ export interface AcrossFrames<T> {
  * A child whose call fails (it navigated away, was removed, never loaded) is unread, not fatal.
  */
 export async function belowFrame<T extends { frames?: ChildFrame[] }>(
-  tab: BrowserTab,
   limits: FrameLimits,
   parent: FrameSpot,
   children: ChildFrame[] | undefined,
@@ -125,13 +124,12 @@ export async function belowFrame<T extends { frames?: ChildFrame[] }>(
 
 /** Makes `call` in `start` (the main frame by default) and in every frame below it. */
 export async function acrossFrames<T extends { frames?: ChildFrame[] }>(
-  tab: BrowserTab,
   limits: FrameLimits,
   call: (spot: FrameSpot) => Promise<T>,
   start: FrameSpot = MAIN_FRAME,
 ): Promise<AcrossFrames<T>> {
   const first = await call(start);
-  const below = await belowFrame(tab, limits, start, first.frames, call);
+  const below = await belowFrame(limits, start, first.frames, call);
   return { answers: [{ spot: start, value: first }, ...below.answers], unread: below.unread };
 }
 

@@ -146,7 +146,7 @@ export const outline = defineOp({
   async run(ctx, args) {
     const tab = await ctx.tab();
     const budget = walkBudget(ctx.deadline);
-    const search = await acrossFrames(tab, ctx.elements.frames ?? DEFAULT_FRAME_LIMITS, (spot) =>
+    const search = await acrossFrames(ctx.elements.frames ?? DEFAULT_FRAME_LIMITS, (spot) =>
       callPage(tab, spot.path, 'outline', args.limit, budget),
     );
     // The main frame's elements first, then each frame's, in the order the frames were read.

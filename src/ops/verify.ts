@@ -50,7 +50,6 @@ async function textSeen(
   const main = await callPage(tab, [], 'textVisible', text);
   if (main.visible) return '';
   const below = await belowFrame(
-    tab,
     elements.frames ?? DEFAULT_FRAME_LIMITS,
     MAIN_FRAME,
     main.frames,

@@ -232,7 +232,7 @@ describe('hostile frames', () => {
   test('a frame that keeps navigating away does not stop ops on the rest of the page', async () => {
     h.server.setContent(
       '/fr/restless.html',
-      `<p>Loading…</p><script>setTimeout(() => location.reload(), 30)</script>`,
+      `<p>Loading…</p><script>setTimeout(() => location.reload(), 200)</script>`,
     );
     h.server.setContent(
       '/fr/restless-host.html',
