@@ -196,6 +196,16 @@ export const SETTINGS = {
     schema: int(200, 1_000_000).default(8000),
     doc: 'Longest data.changes text in characters; snapshot returns the rest',
   },
+  maxFrames: {
+    env: 'MAX_FRAMES',
+    schema: int(0, 1000).default(8),
+    doc: 'Most frames (iframes, same-origin or not) one read or search looks into; the answer names those left out',
+  },
+  maxFrameDepth: {
+    env: 'MAX_FRAME_DEPTH',
+    schema: int(0, 20).default(2),
+    doc: 'Deepest frame nesting read or searched (1: frames of the page only, not frames inside them)',
+  },
   consequentialWords: {
     env: 'CONSEQUENTIAL_WORDS',
     schema: list.default([...CONSEQUENTIAL_WORDS]),

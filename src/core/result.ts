@@ -9,6 +9,8 @@ export interface ElementSummary {
   name?: string;
   tag: string;
   text?: string;
+  /** The address of the iframe it is in (`B`, `B|C`); absent in the main frame. */
+  frame?: string;
 }
 
 export interface TargetSummary {

@@ -15,11 +15,26 @@ import type {
   ProbeOptions,
   TextMatcher,
 } from '../page/protocol.js';
+import type { ChildFrame } from '../page/frames.js';
 import type { ReadingMemory } from '../sessions/reading-memory.js';
+import {
+  acrossFrames,
+  belowFrame,
+  DEFAULT_FRAME_LIMITS,
+  inFrame,
+  MAIN_FRAME,
+  unreadNote,
+  type AcrossFrames,
+  type FrameLimits,
+  type FrameSpot,
+  type UnreadFrame,
+} from './frames.js';
 
 /** An element found for a target: where it lives and what it is. */
 export interface FoundElement {
   frame: FramePath;
+  /** The address of the frame element it is in ('' for the main frame): the prefix of its refs. */
+  frameAddress: string;
   handle: number;
   info: ElementInfo;
   target: Target;
@@ -32,6 +47,8 @@ export interface FoundElement {
  */
 export interface ElementContext {
   reading: ReadingMemory;
+  /** How many frames a search enters, and how deep (MAX_FRAMES, MAX_FRAME_DEPTH). */
+  frames?: FrameLimits;
   /** The box of the element this op last probed, in viewport coordinates: the log frame draws it. */
   probed?: ViewportBox;
   /** Ms spent in each kind of page call of the lookups, in first-use order (the bench reads it). */
@@ -39,7 +56,12 @@ export interface ElementContext {
 }
 
 /** Times one page call of a lookup into the context's spans. */
-async function timed<T>(elements: ElementContext, name: string, call: Promise<T>): Promise<T> {
+async function timed<T>(
+  elements: ElementContext | undefined,
+  name: string,
+  call: Promise<T>,
+): Promise<T> {
+  if (!elements) return call;
   const t = performance.now();
   try {
     return await call;
@@ -66,21 +88,8 @@ async function findByRef(
     );
   }
   const parts = address.split('|');
-  let frame: number[] = [];
-  for (const part of parts.slice(0, -1)) {
-    const located = await timed(
-      elements,
-      'locate',
-      callPage(tab, frame, 'locate', { strategy: 'ref', value: part }, undefined),
-    );
-    if (!located.matches[0])
-      throw new OpError(
-        'stale_element',
-        `Ref ${address}: its frame is gone. Take a new snapshot.`,
-        { final: true },
-      );
-    frame = [...frame, located.matches[0].handle];
-  }
+  const frameAddress = parts.slice(0, -1).join('|');
+  const frame = await frameAt(tab, elements, frameAddress, `Ref ${address}`);
   const last = parts[parts.length - 1];
   const located = await timed(
     elements,
@@ -95,7 +104,38 @@ async function findByRef(
       { final: true },
     );
   }
-  return { frame, handle: match.handle, info: { ...match, ref: address }, target, candidates: 1 };
+  return {
+    frame,
+    frameAddress,
+    handle: match.handle,
+    info: { ...match, ref: address },
+    target,
+    candidates: 1,
+  };
+}
+
+/** The frame path of a frame address (`B`, `B|C`): each frame element located in its parent. */
+export async function frameAt(
+  tab: BrowserTab,
+  elements: ElementContext | undefined,
+  frameAddress: string,
+  what: string,
+): Promise<FramePath> {
+  const frame: number[] = [];
+  if (!frameAddress) return frame;
+  for (const part of frameAddress.split('|')) {
+    const located = await timed(
+      elements,
+      'locate',
+      callPage(tab, frame, 'locate', { strategy: 'ref', value: part }, undefined),
+    );
+    if (!located.matches[0])
+      throw new OpError('stale_element', `${what}: its frame is gone. Take a new snapshot.`, {
+        final: true,
+      });
+    frame.push(located.matches[0].handle);
+  }
+  return frame;
 }
 
 /** `/regex/flags` is a regular expression; anything else is exact text. */
@@ -115,62 +155,140 @@ export function pageTarget(target: Target): PageTarget {
   return out;
 }
 
-function candidateList(matches: ElementInfo[]) {
-  return matches.slice(0, 10).map((m, nth) => ({
+/** A match and the frame it was found in. */
+interface FrameMatch {
+  spot: FrameSpot;
+  info: ElementInfo;
+}
+
+/** What a target matched in every frame searched, judged as one document would be. */
+interface Located {
+  matches: FrameMatch[];
+  sameRole?: string[];
+  error?: string;
+  unread: UnreadFrame[];
+}
+
+function candidateList(matches: FrameMatch[]) {
+  return matches.slice(0, 10).map(({ spot, info: m }, nth) => ({
     nth,
     element: m.desc,
     ...(m.role ? { role: m.role } : {}),
     ...((m.name ?? m.text) ? { text: m.name ?? m.text } : {}),
+    ...(spot.address ? { frame: spot.address } : {}),
   }));
 }
 
-/** Where the last step of a lookup runs: the frame and the `within` element holding the target. */
-async function scopeOf(
+/** Matches of every frame: visible ones only when any frame has one (DESIGN §3.3). */
+function merged(search: AcrossFrames<LocateResult>): Located {
+  const error = search.answers.find((a) => a.value.error)?.value.error;
+  const all = search.answers.flatMap(({ spot, value }) =>
+    value.matches.map((info) => ({ spot, info })),
+  );
+  const anyVisible = all.some((m) => m.info.visible);
+  const located: Located = {
+    matches: anyVisible ? all.filter((m) => m.info.visible) : all,
+    unread: search.unread,
+  };
+  const sameRole = search.answers.flatMap((a) => a.value.sameRole ?? []);
+  if (sameRole.length) located.sameRole = sameRole.slice(0, 8);
+  if (error) located.error = error;
+  return located;
+}
+
+/** Where a lookup runs: the frame it starts in (its frames below too) or one `within` element. */
+export interface Scope {
+  start: FrameSpot;
+  /** Set with `within`: the search is that element's subtree, in its frame only. */
+  scope?: number;
+}
+
+/** The frame a target's `frame` names, and the `within` element holding the target. */
+export async function scopeOf(
   tab: BrowserTab,
   elements: ElementContext,
   target: Target,
-  frame: FramePath,
-): Promise<{ frame: FramePath; scope?: number }> {
+  start: FrameSpot,
+): Promise<Scope> {
   if (target.frame) {
-    const iframe = await findElement(tab, elements, target.frame, frame);
+    const iframe = await findElement(tab, elements, target.frame, start);
     if (!['iframe', 'frame'].includes(iframe.info.tag)) {
       throw new OpError(
         'invalid_argument',
         `frame ${describeTarget(target.frame)} names a <${iframe.info.tag}>, not an iframe.`,
       );
     }
-    frame = [...iframe.frame, iframe.handle];
+    const own = await callPage(tab, iframe.frame, 'addressOf', iframe.handle);
+    start = { path: [...iframe.frame, iframe.handle], address: inFrame(iframe.frameAddress, own) };
   }
-  const scope = target.within
-    ? (await findElement(tab, elements, target.within, frame)).handle
-    : undefined;
-  return { frame, scope };
+  if (!target.within) return { start };
+  const within = await findElement(tab, elements, target.within, start);
+  return { start: spotOf(within), scope: within.handle };
 }
 
-/** The one element of what `locate` found, or the error that says why there is not exactly one. */
-function chosen(
+const spotOf = (found: FoundElement): FrameSpot => ({
+  path: found.frame,
+  address: found.frameAddress,
+});
+
+/**
+ * Makes a page call in every frame of a scope (the `within` element's frame alone when it has
+ * one); the call is given the `within` element's handle in that frame.
+ */
+export async function inScope<T extends { frames?: ChildFrame[] }>(
   tab: BrowserTab,
+  elements: ElementContext,
+  where: Scope,
+  call: (spot: FrameSpot, scope: number | undefined) => Promise<T>,
+): Promise<AcrossFrames<T>> {
+  if (where.scope !== undefined)
+    return {
+      answers: [{ spot: where.start, value: await call(where.start, where.scope) }],
+      unread: [],
+    };
+  return acrossFrames(limitsOf(elements), (spot) => call(spot, undefined), where.start);
+}
+
+/** Every match of a target in every frame of its scope, one `locate` per frame. */
+async function locateEverywhere(
+  tab: BrowserTab,
+  elements: ElementContext,
   target: Target,
-  frame: FramePath,
-  located: LocateResult,
-): FoundElement {
+  where: Scope,
+): Promise<Located> {
+  const request = pageTarget(target);
+  return merged(
+    await inScope(tab, elements, where, (spot, scope) =>
+      timed(elements, 'locate', callPage(tab, spot.path, 'locate', request, scope)),
+    ),
+  );
+}
+
+export const limitsOf = (elements: ElementContext) => elements.frames ?? DEFAULT_FRAME_LIMITS;
+
+/** The one element of what was located, or the error that says why there is not exactly one. */
+function chosen(tab: BrowserTab, target: Target, located: Located): FoundElement {
   const where = `on ${tab.url()}`;
   if (located.error)
     throw new OpError('invalid_argument', `${describeTarget(target)}: ${located.error}`);
   const { matches } = located;
+  const framed = matches.some((m) => m.spot.address);
+  const frames = framed ? ' (in several frames: each candidate names its frame)' : '';
   if (matches.length === 0) {
     const nearMiss = located.sameRole?.length
       ? ` Elements with role ${target.role} here: ${located.sameRole.map((n) => JSON.stringify(n)).join(', ')}.`
       : '';
+    const unread = unreadNote(located.unread);
     throw new OpError(
       'not_found',
-      `No element matches ${describeTarget(target)} ${where}.${nearMiss} Check the target with outline or snapshot.`,
+      `No element matches ${describeTarget(target)} ${where}.${nearMiss}${unread ? ` Not searched: ${unread}.` : ''} Check the target with outline or snapshot.`,
+      unread ? { details: { unread_frames: located.unread } } : undefined,
     );
   }
   if (target.nth === undefined && matches.length > 1) {
     throw new OpError(
       'ambiguous',
-      `${matches.length} elements match ${describeTarget(target)} ${where}; add nth (0-based), near, or within to pick one.`,
+      `${matches.length} elements match ${describeTarget(target)} ${where}${frames}; add nth (0-based), near, within or frame to pick one.`,
       {
         details: { candidates: candidateList(matches) },
       },
@@ -183,30 +301,30 @@ function chosen(
       `${describeTarget(target)}: nth is ${nth} but only ${matches.length} element(s) match ${where}.`,
     );
   }
+  const { spot, info } = matches[nth];
   return {
-    frame,
-    handle: matches[nth].handle,
-    info: matches[nth],
+    frame: spot.path,
+    frameAddress: spot.address,
+    handle: info.handle,
+    info,
     target,
     candidates: matches.length,
   };
 }
 
-/** Finds the one element a target names, through `frame` and `within`. */
+/**
+ * Finds the one element a target names, in every frame of the tab (or of `start`), through
+ * `frame` and `within`: matches in several frames are ambiguous as in one document.
+ */
 export async function findElement(
   tab: BrowserTab,
   elements: ElementContext,
   target: Target,
-  frame: FramePath = [],
+  start: FrameSpot = MAIN_FRAME,
 ): Promise<FoundElement> {
   if (target.ref !== undefined) return findByRef(tab, elements, target);
-  const where = await scopeOf(tab, elements, target, frame);
-  const located = await timed(
-    elements,
-    'locate',
-    callPage(tab, where.frame, 'locate', pageTarget(target), where.scope),
-  );
-  return chosen(tab, target, where.frame, located);
+  const where = await scopeOf(tab, elements, target, start);
+  return chosen(tab, target, await locateEverywhere(tab, elements, target, where));
 }
 
 export function summarise(found: FoundElement): TargetSummary {
@@ -216,6 +334,7 @@ export function summarise(found: FoundElement): TargetSummary {
   if (info.role) element.role = info.role;
   if (info.name) element.name = info.name;
   else if (info.text) element.text = info.text;
+  if (found.frameAddress) element.frame = found.frameAddress;
   return { element, strategy: strategyOf(found.target), candidates: found.candidates };
 }
 
@@ -353,15 +472,42 @@ export async function actionableElement(
     answer = { verdict: await probeOrRefuse(tab, elements, found, options) };
     answer = { ...answer, ...(await readsOf(tab, elements, found, reads)) };
   } else {
-    const where = await scopeOf(tab, elements, target, []);
+    const where = await scopeOf(tab, elements, target, MAIN_FRAME);
     const request: ActRequest = { nth: target.nth, probe: options, ...reads };
-    const { located, ...rest } = await timed(
+    const {
+      located: here,
+      frames,
+      ...rest
+    } = await timed(
       elements,
       'locate+probe',
-      callPage(tab, where.frame, 'locateActionable', pageTarget(target), where.scope, request),
+      callPage(tab, where.start.path, 'locateActionable', pageTarget(target), where.scope, request),
     );
-    found = chosen(tab, target, where.frame, located);
-    answer = rest.verdict ? rest : { verdict: await probeOrRefuse(tab, elements, found, options) };
+    // Frames below are searched too (a match there makes one here ambiguous); none, no call.
+    const below =
+      where.scope === undefined && frames
+        ? await belowFrame(limitsOf(elements), where.start, frames, (spot) =>
+            timed(elements, 'locate', callPage(tab, spot.path, 'locate', pageTarget(target))),
+          )
+        : { answers: [], unread: [] };
+    const located = merged({
+      answers: [{ spot: where.start, value: here }, ...below.answers],
+      unread: below.unread,
+    });
+    found = chosen(tab, target, located);
+    // The page probed its own pick; it stands when that is the one chosen across frames.
+    const pick =
+      target.nth === undefined
+        ? here.matches.length === 1 && here.matches[0]
+        : here.matches[target.nth];
+    const samePick = pick && found.frame === where.start.path && found.handle === pick.handle;
+    answer =
+      rest.verdict && samePick
+        ? rest
+        : {
+            verdict: await probeOrRefuse(tab, elements, found, options),
+            ...(await readsOf(tab, elements, found, reads)),
+          };
   }
   const verdict = passedOrRefuse(tab, elements, found, answer.verdict!);
   const origin = await originInView(tab, found, verdict.point);

@@ -6,10 +6,17 @@ import type { BrowserTab, FramePath } from '../drivers/driver.js';
 import { callPage } from '../drivers/page-script.js';
 import type { ReadingMemory } from '../sessions/reading-memory.js';
 import { defineOp } from './define.js';
-import { findElement, pageTarget, summarise, textMatcher } from './element.js';
+import { findElement, inScope, pageTarget, scopeOf, summarise, textMatcher } from './element.js';
+import { acrossFrames, DEFAULT_FRAME_LIMITS, inFrame, MAIN_FRAME, unreadNote } from './frames.js';
 import type { OutlineFilter } from '../page/outline.js';
 import type { TextMatcher } from '../page/protocol.js';
 import { cutNote, walkBudget } from './track.js';
+
+/** An item read in a frame: its ref carries the frame's address, and `frame` names the frame. */
+function inFrameItem<T extends { ref?: string }>(frame: string, item: T): T & { frame?: string } {
+  if (!frame) return item;
+  return { ...item, ...(item.ref ? { ref: inFrame(frame, item.ref) } : {}), frame };
+}
 
 /** Keeps the refs handed out so they can be checked, and drops the prints from what is shown. */
 async function handOut<T extends { ref?: string; print?: string }>(
@@ -47,32 +54,29 @@ export const find = defineOp({
   }),
   async run(ctx, args) {
     const tab = await ctx.tab();
-    const { within, frame: _frame, nth: _nth, ...own } = args.target;
-    if (args.target.frame)
-      throw new OpError(
-        'unsupported',
-        'find does not search inside frames yet; snapshot reads same-origin frames, and their refs act there.',
-      );
-    const scope = within ? (await findElement(tab, ctx.elements, within)).handle : undefined;
-    const found = await callPage(
-      tab,
-      [],
-      'find',
-      pageTarget(own),
-      scope,
-      args.mode === 'full',
-      args.limit,
-      walkBudget(ctx.deadline),
+    const { within: _within, frame: _frame, nth: _nth, ...own } = args.target;
+    const where = await scopeOf(tab, ctx.elements, args.target, MAIN_FRAME);
+    const request = pageTarget(own);
+    const budget = walkBudget(ctx.deadline);
+    const search = await inScope(tab, ctx.elements, where, (spot, scope) =>
+      callPage(tab, spot.path, 'find', request, scope, args.mode === 'full', args.limit, budget),
     );
-    if (found.error)
-      throw new OpError('invalid_argument', `${describeTarget(args.target)}: ${found.error}`);
-    const elements = await handOut(tab, ctx.session.reading, found.elements);
-    const data: Record<string, unknown> = { elements, total: found.total };
-    if (found.cut) {
+    const error = search.answers.find((a) => a.value.error)?.value.error;
+    if (error) throw new OpError('invalid_argument', `${describeTarget(args.target)}: ${error}`);
+    const all = search.answers.flatMap(({ spot, value }) =>
+      value.elements.map((el) => inFrameItem(spot.address, el)),
+    );
+    const elements = await handOut(tab, ctx.session.reading, all.slice(0, args.limit));
+    const total = search.answers.reduce((n, a) => n + a.value.total, 0);
+    const data: Record<string, unknown> = { elements, total };
+    const cut = search.answers.reduce((n, a) => n + (a.value.cut?.elements ?? 0), 0);
+    if (cut) {
       // total counts what was looked at: there may be more past the cut.
       data.truncated = true;
-      ctx.notes.push(cutNote(found.cut.elements, 'narrow the search with within or a css target'));
+      ctx.notes.push(cutNote(cut, 'narrow the search with within or a css target'));
     }
+    const unread = unreadNote(search.unread);
+    if (unread) ctx.notes.push(unread);
     return { data };
   },
 });
@@ -162,34 +166,45 @@ export const outline = defineOp({
     const tab = await ctx.tab();
     const filter: OutlineFilter = { css: args.css };
     if (args.text) filter.text = containsMatcher(args.text);
-    let frame: FramePath = [];
+    const budget = walkBudget(ctx.deadline);
+    const outlineIn = (path: FramePath) =>
+      callPage(tab, path, 'outline', args.limit, budget, filter);
     let target;
+    let search;
     if (args.target) {
+      // A scope is one element: its own document is outlined, below it only.
       const el = await findElement(tab, ctx.elements, args.target);
       filter.scope = el.handle;
-      frame = el.frame;
       target = summarise(el);
+      const spot = { path: el.frame, address: el.frameAddress };
+      search = { answers: [{ spot, value: await outlineIn(el.frame) }], unread: [] };
+    } else {
+      search = await acrossFrames(ctx.elements.frames ?? DEFAULT_FRAME_LIMITS, (spot) =>
+        outlineIn(spot.path),
+      );
     }
-    const budget = walkBudget(ctx.deadline);
-    const result = await callPage(tab, frame, 'outline', args.limit, budget, filter);
-    if (result.error?.kind === 'invalid_argument')
+    const failed = search.answers.find((a) => a.value.error)?.value.error;
+    if (failed?.kind === 'invalid_argument')
       throw new OpError(
         'invalid_argument',
-        `outline: ${result.error.message}; give a CSS selector such as "nav" or "#menu".`,
+        `outline: ${failed.message}; give a CSS selector such as "nav" or "#menu".`,
       );
-    if (result.error)
-      throw new OpError('stale_element', `outline: ${result.error.message}; run outline again.`);
-    const items = await handOut(tab, ctx.session.reading, result.items);
-    const data: Record<string, unknown> = { elements: items, total: result.total };
-    if (result.cut) {
+    if (failed) throw new OpError('stale_element', `outline: ${failed.message}; run outline again.`);
+    // The main frame's elements first, then each frame's, in the order the frames were read.
+    const all = search.answers.flatMap(({ spot, value }) =>
+      value.items.map((item) => inFrameItem(spot.address, item)),
+    );
+    const items = await handOut(tab, ctx.session.reading, all.slice(0, args.limit));
+    const total = search.answers.reduce((n, a) => n + a.value.total, 0);
+    const data: Record<string, unknown> = { elements: items, total };
+    const cut = search.answers.reduce((n, a) => n + (a.value.cut?.elements ?? 0), 0);
+    const unread = unreadNote(search.unread);
+    if (unread) ctx.notes.push(unread);
+    if (cut) {
       data.truncated = true;
-      ctx.notes.push(
-        cutNote(result.cut.elements, 'the first found are listed; find with within lists a part'),
-      );
-    } else if (result.total > items.length)
-      ctx.notes.push(
-        `limited: ${items.length} of ${result.total} listed; raise limit for the rest`,
-      );
+      ctx.notes.push(cutNote(cut, 'the first found are listed; find with within lists a part'));
+    } else if (total > items.length)
+      ctx.notes.push(`limited: ${items.length} of ${total} listed; raise limit for the rest`);
     return { data, target };
   },
 });

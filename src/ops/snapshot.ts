@@ -4,6 +4,7 @@ import { callPage } from '../drivers/page-script.js';
 import type { TrackRequest } from '../page/reading.js';
 import { defineOp } from './define.js';
 import { findElement, summarise } from './element.js';
+import { MAIN_FRAME, type FrameSpot } from './frames.js';
 import { OpError } from '../core/errors.js';
 import {
   changesAfter,
@@ -53,13 +54,16 @@ export const snapshot = defineOp({
       maxChars: args.after ? undefined : args.max_chars,
     };
     let target;
+    // A target inside a frame is read in that frame: its address there is relative to it.
+    let at: FrameSpot = MAIN_FRAME;
     if (args.target) {
       const el = await findElement(tab, ctx.elements, args.target);
       request.address = await callPage(tab, el.frame, 'addressOf', el.handle);
+      at = { path: el.frame, address: el.frameAddress };
       target = summarise(el);
     }
     request.budgetMs = walkBudget(ctx.deadline);
-    const read = await readTrack(tab, request);
+    const read = await readTrack(tab, request, ctx.elements.frames, at);
     const data: Record<string, unknown> = {};
     let shown = read.snapshot.lines;
     if (args.after) {
@@ -123,7 +127,7 @@ export const diff = defineOp({
     const memory = ctx.session.reading;
     const before = memory.baseline(tab.id);
     if (args.reset || !before) {
-      const { snapshot: now } = await readTrack(tab);
+      const { snapshot: now } = await readTrack(tab, {}, ctx.elements.frames);
       memory.setBaseline(now);
       return {
         data: { changes: { note: 'baseline taken; the next diff reports changes from here' } },
@@ -133,6 +137,7 @@ export const diff = defineOp({
       includeRemoved: args.include_removed ?? false,
       maxChars: ctx.config.changesMaxChars,
       withholdNothing: false,
+      frames: ctx.elements.frames,
     });
     return { data: { changes } };
   },

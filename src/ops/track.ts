@@ -3,6 +3,18 @@ import { callPage, type PageCallResult } from '../drivers/page-script.js';
 import type { TrackRequest } from '../page/reading.js';
 import { fittingPrefix, parseAddress, renderTrack, type TrackLine } from '../page/track-format.js';
 import type { ReadingMemory, TrackSnapshot } from '../sessions/reading-memory.js';
+import { AwaitingServerError } from '../drivers/driver.js';
+import { frameAt } from './element.js';
+import {
+  bounded,
+  DEFAULT_FRAME_LIMITS,
+  frameDepth,
+  inFrame,
+  MAIN_FRAME,
+  type FrameLimits,
+  type FrameSpot,
+  type UnreadFrame,
+} from './frames.js';
 import type { Baseline } from './settle.js';
 
 /**
@@ -23,7 +35,7 @@ export function cutNote(elements: number, advice = SNAPSHOT_A_PART): string {
 
 export const SNAPSHOT_A_PART = 'snapshot a part of it with target or css';
 
-function snapshotOf(tab: BrowserTab, t: PageCallResult<'track'>): TrackSnapshot {
+function snapshotOf(tab: BrowserTab, t: FramedTrack): TrackSnapshot {
   const snapshot: TrackSnapshot = {
     tabId: tab.id,
     documentId: t.documentId,
@@ -36,9 +48,84 @@ function snapshotOf(tab: BrowserTab, t: PageCallResult<'track'>): TrackSnapshot 
   return snapshot;
 }
 
+type PageTrack = PageCallResult<'track'>;
+/** A track of every frame: what was left out says why, a frame that did not answer included. */
+export type FramedTrack = Omit<PageTrack, 'skippedFrames'> & { skippedFrames?: UnreadFrame[] };
+
+function prefixed(t: PageTrack, frame: string): PageTrack {
+  if (!frame) return t;
+  const lines = t.lines.map((l) => ({ ...l, address: inFrame(frame, l.address) }));
+  const skipped = t.skippedFrames?.map((f) => ({ ...f, address: inFrame(frame, f.address) }));
+  return { ...t, lines, ...(skipped ? { skippedFrames: skipped } : {}) };
+}
+
+/**
+ * The text track of a document of the tab (the main one by default) with the cross-origin frames
+ * it could not read read through the driver, each frame's lines in its place in document order,
+ * within MAX_FRAMES and MAX_FRAME_DEPTH. A page without such frames costs its one call.
+ */
+export async function trackAcrossFrames(
+  tab: BrowserTab,
+  request: TrackRequest,
+  limits: FrameLimits = DEFAULT_FRAME_LIMITS,
+  at: FrameSpot = MAIN_FRAME,
+): Promise<FramedTrack> {
+  const depthLeft = limits.depth - frameDepth(at.address);
+  const own = { ...request, maxFrames: limits.max, maxFrameDepth: depthLeft };
+  const t = prefixed(await callPage(tab, at.path, 'track', own), at.address);
+  const cross = (t.skippedFrames ?? []).filter((f) => f.reason === 'cross-origin');
+  if (cross.length === 0 || t.truncated) return t;
+  const lines = [...t.lines];
+  const prints = [...t.prints];
+  const skipped: UnreadFrame[] = (t.skippedFrames ?? []).filter((f) => f.reason !== 'cross-origin');
+  let left = limits.max - t.frames;
+  let frames = t.frames;
+  for (const queue = [...cross]; queue.length > 0;) {
+    const { address } = queue.shift()!;
+    if (left <= 0) {
+      skipped.push({ address, reason: 'limit' });
+      continue;
+    }
+    left--;
+    let sub: PageTrack;
+    try {
+      const path = await bounded(frameAt(tab, undefined, address, `The frame at ${address}`));
+      const inner = {
+        budgetMs: request.budgetMs,
+        maxFrames: left,
+        maxFrameDepth: limits.depth - frameDepth(address),
+      };
+      sub = prefixed(await bounded(callPage(tab, path, 'track', inner)), address);
+    } catch (e) {
+      if (e instanceof AwaitingServerError) throw e;
+      skipped.push({ address, reason: 'unreadable' });
+      continue;
+    }
+    left -= sub.frames;
+    frames += 1 + sub.frames;
+    const anchor = orderKey(address) ?? [];
+    const at = lines.findIndex(
+      (l) => comesAfter(l.address, anchor) && !l.address.startsWith(`${address}|`),
+    );
+    const place = at < 0 ? lines.length : at;
+    lines.splice(place, 0, ...sub.lines);
+    prints.splice(place, 0, ...sub.prints);
+    for (const f of sub.skippedFrames ?? [])
+      if (f.reason === 'cross-origin') queue.push(f);
+      else skipped.push(f);
+  }
+  const { skippedFrames: _skipped, ...rest } = t;
+  return { ...rest, lines, prints, frames, ...(skipped.length ? { skippedFrames: skipped } : {}) };
+}
+
 /** Reads the text track of a tab (or part of it) as a snapshot the memory can keep. */
-export async function readTrack(tab: BrowserTab, request: TrackRequest = {}) {
-  const t = await callPage(tab, [], 'track', request);
+export async function readTrack(
+  tab: BrowserTab,
+  request: TrackRequest = {},
+  limits: FrameLimits = DEFAULT_FRAME_LIMITS,
+  at: FrameSpot = MAIN_FRAME,
+) {
+  const t = await trackAcrossFrames(tab, request, limits, at);
   return {
     snapshot: snapshotOf(tab, t),
     text: renderTrack(t.lines),
@@ -79,6 +166,8 @@ export interface ChangeOptions {
   withholdNothing: boolean;
   /** Epoch ms by which the op answers: the walk gets what is left of it (walkBudget). */
   deadline?: number;
+  /** Frames read at most, and how deep (MAX_FRAMES, MAX_FRAME_DEPTH). */
+  frames?: FrameLimits;
 }
 
 function statusHint(lines: TrackLine[]): string[] | undefined {
@@ -236,6 +325,7 @@ export async function trackBaseline(
   memory: ReadingMemory,
   before: Baseline,
   deadline?: number,
+  limits?: FrameLimits,
 ): Promise<TrackSnapshot | undefined> {
   const last = memory.baseline(tab.id);
   // Unreadable now (a dialog blocks it): the last read stands in; a new document is detected after.
@@ -245,7 +335,7 @@ export async function trackBaseline(
   if (unchanged) return last;
   try {
     // A third of the op's time: the action and the read after it need the rest.
-    return (await readTrack(tab, { budgetMs: walkBudget(deadline, 1 / 3) })).snapshot;
+    return (await readTrack(tab, { budgetMs: walkBudget(deadline, 1 / 3) }, limits)).snapshot;
   } catch {
     return last;
   }
@@ -266,11 +356,11 @@ export async function changesAfter(
   const read =
     before?.still && before.documentId
       ? await callPage(tab, [], 'trackUnlessStill', request, before.still)
-      : await callPage(tab, [], 'track', request);
+      : await trackAcrossFrames(tab, request, options.frames);
   // Still: the baseline stands, and the action's mark still counts from before it.
   if ('unchanged' in read) return { no_change: true };
-  const after = snapshotOf(tab, read as PageCallResult<'track'>);
-  const { closedShadowRoots, cut } = read as PageCallResult<'track'>;
+  const after = snapshotOf(tab, read);
+  const { closedShadowRoots, cut } = read;
   memory.setBaseline(after);
   await callPage(tab, [], 'mark');
   let result: { changes: Changes; shown: TrackLine[] };

@@ -4,6 +4,7 @@ import type { Check } from '../core/result.js';
 import type { BrowserTab } from '../drivers/driver.js';
 import { callPage } from '../drivers/page-script.js';
 import { findElement, type ElementContext } from './element.js';
+import { belowFrame, DEFAULT_FRAME_LIMITS, MAIN_FRAME } from './frames.js';
 import { runScript } from './script.js';
 
 export interface VerifyOptions {
@@ -37,6 +38,26 @@ async function countMatches(
   }
 }
 
+/**
+ * Where the text is visible: '' in the main frame, a frame's address, undefined nowhere. The
+ * frames are looked into only when the main frame does not show it (and it has frames).
+ */
+async function textSeen(
+  tab: BrowserTab,
+  elements: ElementContext,
+  text: string,
+): Promise<string | undefined> {
+  const main = await callPage(tab, [], 'textVisible', text);
+  if (main.visible) return '';
+  const below = await belowFrame(
+    elements.frames ?? DEFAULT_FRAME_LIMITS,
+    MAIN_FRAME,
+    main.frames,
+    (spot) => callPage(tab, spot.path, 'textVisible', text),
+  );
+  return below.answers.find((a) => a.value.visible)?.spot.address;
+}
+
 /** Looks once: does the condition hold right now, and what was seen. */
 export async function observe(
   tab: BrowserTab,
@@ -57,8 +78,11 @@ export async function observe(
     }
     case 'text_visible':
     case 'text_gone': {
-      const visible = await callPage(tab, [], 'textVisible', String(c.value));
-      return { passed: c.type === 'text_visible' ? visible : !visible, observed: { visible } };
+      const seen = await textSeen(tab, options.elements, String(c.value));
+      const visible = seen !== undefined;
+      const observed: Record<string, unknown> = { visible };
+      if (seen) observed.frame = seen;
+      return { passed: c.type === 'text_visible' ? visible : !visible, observed };
     }
     case 'visible':
     case 'hidden': {

@@ -22,6 +22,7 @@ import {
   selectOptions,
   setDirectValue,
 } from './controls.js';
+import { withFrames } from './frames.js';
 import { elementOf } from './handles.js';
 import { locate } from './locate.js';
 import { elementShells, extractOf, find, tableRows } from './inspect.js';
@@ -29,6 +30,17 @@ import { outline } from './outline.js';
 import { frameOffset, probe, receivesAt } from './probe.js';
 import { addressOfHandle, track, trackUnlessStill } from './reading.js';
 import { markSecretField, typeSecret } from './secret-fields.js';
+
+// Searches answer with the document's shown frames (only when it has any), so the server looks
+// into each without a second call on a page that has none.
+const framed = {
+  locate: (...a: Parameters<typeof locate>) => withFrames(locate(...a)),
+  locateActionable: async (...a: Parameters<typeof locateActionable>) =>
+    withFrames(await locateActionable(...a)),
+  find: (...a: Parameters<typeof find>) => withFrames(find(...a)),
+  outline: (...a: Parameters<typeof outline>) => withFrames(outline(...a)),
+  textVisible: (text: string) => withFrames({ visible: textVisible(text) }),
+};
 
 export const api = {
   element: elementOf,
@@ -42,7 +54,7 @@ export const api = {
   domClick,
   elementShells,
   extractOf,
-  find,
+  find: framed.find,
   focusElement,
   focusForTyping,
   focusInfo,
@@ -50,12 +62,12 @@ export const api = {
   handleVisible,
   hrefOf,
   intentTexts,
-  locate,
-  locateActionable,
+  locate: framed.locate,
+  locateActionable: framed.locateActionable,
   mark,
   markSecretField,
   opensNewTab,
-  outline,
+  outline: framed.outline,
   probe,
   readValue,
   receivesAt,
@@ -65,7 +77,7 @@ export const api = {
   selectOptions,
   setDirectValue,
   tableRows,
-  textVisible,
+  textVisible: framed.textVisible,
   track,
   trackUnlessStill,
   typeSecret,

@@ -13,6 +13,9 @@ export interface TrackRequest {
   maxChars?: number;
   /** Milliseconds the walk may take; past them it stops and the track says it was cut. */
   budgetMs?: number;
+  /** Same-origin frames read at most, and how deep (MAX_FRAMES, MAX_FRAME_DEPTH). */
+  maxFrames?: number;
+  maxFrameDepth?: number;
 }
 
 /** The track as sent to the server: lines without their rendering (the server renders them). */
@@ -41,10 +44,12 @@ function withoutText<T extends { text: string }>(t: T): Omit<T, 'text'> {
 function readWithPrints(
   root: Element | undefined,
   budget: Budget,
+  request: TrackRequest,
   maxChars?: number,
 ): TextTrack & { prints: string[] } {
   const elements: Element[] = [];
-  const t = textTrack(root, { maxChars, elementsOut: elements, budget });
+  const { maxFrames, maxFrameDepth } = request;
+  const t = textTrack(root, { maxChars, elementsOut: elements, budget, maxFrames, maxFrameDepth });
   return { ...t, prints: elements.map(printOf) };
 }
 
@@ -64,7 +69,7 @@ export function track(request: TrackRequest = {}): PageTrack {
     request.address === undefined ? undefined : (resolveAddress(request.address) ?? undefined);
   if (request.address !== undefined && !root) throw new Error('stale: the element to read is gone');
   if (request.css === undefined) {
-    const whole = readWithPrints(root, budget, request.maxChars);
+    const whole = readWithPrints(root, budget, request, request.maxChars);
     const t: PageTrack = { ...withoutText(whole), documentId: documentId() };
     if (root === undefined && observable(whole)) t.still = stillness();
     return t;
@@ -73,7 +78,7 @@ export function track(request: TrackRequest = {}): PageTrack {
   const parts: (TextTrack & { prints: string[] })[] = [];
   for (const el of outer) {
     if (budget.cut) break;
-    parts.push(readWithPrints(el, budget));
+    parts.push(readWithPrints(el, budget, request));
   }
   const merged: TextTrack = {
     lines: parts.flatMap((p) => p.lines),
@@ -85,7 +90,7 @@ export function track(request: TrackRequest = {}): PageTrack {
   if (budget.cut) merged.cut = budget.report();
   if (request.maxChars !== undefined && merged.text.length > request.maxChars) {
     return {
-      ...readWithPrints(outer[0], new Budget(budget.left()), request.maxChars),
+      ...readWithPrints(outer[0], new Budget(budget.left()), request, request.maxChars),
       truncated: true,
       documentId: documentId(),
     };

@@ -5,6 +5,7 @@
 // candidates, and nothing is written. (One getComputedStyle() read per element, trusting the
 // parent's state, measured no faster and needs hand-kept rules for <details>, <object> and
 // replaced elements that checkVisibility() already knows.)
+import { frameShown } from './frames.js';
 import { addressOf, bodyOf, elementIndex, frameBody, normalize, ownText } from './address.js';
 import { Budget } from './budget.js';
 import {
@@ -37,7 +38,6 @@ export interface TextTrackOptions {
   budget?: Budget;
 }
 
-const MIN_FRAME_PX = 8;
 
 interface Walk {
   lines: TrackLine[];
@@ -131,9 +131,7 @@ function looksClosedHost(el: Element, tag: string): boolean {
 }
 
 function enterFrame(w: Walk, frame: Element, address: string, depth: number): void {
-  const rect = frame.getBoundingClientRect();
-  // Preload and sign-in boot frames are 0×0 beside the real widget; reading them misleads.
-  if (rect.width < MIN_FRAME_PX || rect.height < MIN_FRAME_PX) return;
+  if (!frameShown(frame)) return;
   if (depth >= w.maxDepth) return void w.skipped.push({ address, reason: 'depth' });
   if (w.frames >= w.maxFrames) return void w.skipped.push({ address, reason: 'limit' });
   const body = frameBody(frame);

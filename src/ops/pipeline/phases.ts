@@ -1,3 +1,4 @@
+import { frameLimits } from '../frames.js';
 import { parseArgs } from '../../core/args.js';
 import type { Condition } from '../../core/condition.js';
 import { OpError, toOpError } from '../../core/errors.js';
@@ -93,7 +94,7 @@ export function openRun(
     result: new ResultBuilder(),
     phases: new PhaseTimes(),
     events: session.events.watch(),
-    elements: { reading: session.reading },
+    elements: { reading: session.reading, frames: frameLimits(rt.sessions.config) },
     nested,
     delivered: false,
     wantChanges: false,
@@ -200,7 +201,13 @@ export async function observeBefore(run: OpRun): Promise<void> {
   run.wantChanges = op.acts && !!tab && (args.diff ?? run.rt.sessions.config.diff);
   run.before = op.acts && tab ? await baseline(tab) : undefined;
   if (run.wantChanges && tab && run.before)
-    run.trackBefore = await trackBaseline(tab, session.reading, run.before, deadlineOf(run));
+    run.trackBefore = await trackBaseline(
+      tab,
+      session.reading,
+      run.before,
+      deadlineOf(run),
+      run.elements.frames,
+    );
   if (run.wantChanges && args.element_diff && tab) run.shellsBefore = await readShells(tab);
   run.tabsOpenedBefore = run.events.openedTabs.length;
   run.downloadsBefore = session.browser?.downloads().length ?? 0;
@@ -317,6 +324,7 @@ export async function readChanges(run: OpRun): Promise<void> {
       maxChars: rt.sessions.config.changesMaxChars,
       withholdNothing: op.rereadsWholePage,
       deadline: deadlineOf(run),
+      frames: run.elements.frames,
     }).catch((e: unknown) => {
       // A page waiting for its server answers nothing: the driver says so at once.
       if (e instanceof AwaitingServerError) return LATE;
