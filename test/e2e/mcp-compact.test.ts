@@ -2,6 +2,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import type { CompactAnswer } from '../../src/core/compact-answer.js';
 import type { ActionResult } from '../../src/core/result.js';
@@ -153,6 +156,22 @@ describe('the compact answer elsewhere', () => {
     assert.equal(compact.page?.title, 'Sign in', 'a navigation names the page');
     const bad = await post('?detail=short');
     assert.equal(bad.status, 400);
+    await h.request('/browser', { method: 'DELETE', headers: { 'x-session-key': 'cmp-http' } });
+  });
+
+  test('swiftbrowse run --compact prints the compact answer on one line', async () => {
+    const main = fileURLToPath(new URL('../../src/surfaces/cli/main.js', import.meta.url));
+    const args = [main, '--server', h.url, '--session', 'cmp-cli', '--compact', 'run', 'goto'];
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      ...args,
+      JSON.stringify({ url: url('compact-form.html') }),
+    ]);
+    assert.equal(stdout.trim().split('\n').length, 1);
+    const printed = JSON.parse(stdout) as CompactAnswer;
+    assert.equal(printed.ok, true);
+    assert.equal('action_id' in printed, false);
+    assert.equal(printed.page?.title, 'Sign in');
+    await h.request('/browser', { method: 'DELETE', headers: { 'x-session-key': 'cmp-cli' } });
   });
 
   test('MCP_STRUCTURED_CONTENT=on adds the whole result as structuredContent', async () => {
