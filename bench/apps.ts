@@ -74,6 +74,9 @@ export function serveApps(server: FixtureServer): void {
   for (const name of ['table', 'checkout', 'menu', 'settings', 'search', 'doc', 'modal'])
     server.setContent(`/${name}.html`, withChrome(read(`${name}.html`)));
   server.setContent('/menu/analytics.html', withChrome(read('analytics.html')));
+  // Small pages without a site's chrome, as a sign-in form or a list app often are.
+  for (const name of ['signin', 'account', 'todo'])
+    server.setContent(`/${name}.html`, read(`${name}.html`));
   server.setContent('/settings-frame.html', read('settings-frame.html'));
   server.setContent(
     '/article/1.html',

@@ -151,6 +151,35 @@ export const TASKS: Task[] = [
       { do: 'read', needle: 'Gamma deleted' },
     ],
   },
+  {
+    name: 'signin-delay',
+    what: 'two-field sign-in whose submit navigates by script 400 ms later',
+    intents: [
+      { do: 'goto', path: '/signin.html' },
+      { do: 'fill', target: box('Email'), value: 'ada@example.com' },
+      {
+        do: 'fill',
+        target: { role: 'textbox', name: 'Password', byLabel: true },
+        value: 'correct horse',
+      },
+      { do: 'click', target: role('button', 'Sign in') },
+      { do: 'read', needle: 'Signed in as ada@example.com' },
+    ],
+  },
+  {
+    name: 'todo-list',
+    what: 'add two items with Enter, tick one, read the count',
+    intents: [
+      { do: 'goto', path: '/todo.html' },
+      { do: 'fill', target: box('What needs to be done?'), value: 'Water the plants' },
+      { do: 'press', target: box('What needs to be done?'), key: 'Enter' },
+      { do: 'fill', target: box('What needs to be done?'), value: 'Walk the dog' },
+      { do: 'press', target: box('What needs to be done?'), key: 'Enter' },
+      { do: 'read', needle: '2 items left' },
+      { do: 'check', target: role('checkbox', 'Water the plants') },
+      { do: 'read', needle: '1 item left' },
+    ],
+  },
 ];
 
 export const isRead = (i: Intent): i is Read => i.do === 'read';

@@ -185,6 +185,11 @@ export const SETTINGS = {
     schema: bool.default(false),
     doc: 'Also offer browser_read_resource, for MCP clients that cannot read resources',
   },
+  mcpStructuredContent: {
+    env: 'MCP_STRUCTURED_CONTENT',
+    schema: bool.default(false),
+    doc: 'Also send every MCP tool result whole as structuredContent, for hosts that read it instead of showing it to the model',
+  },
 
   diff: {
     env: 'DIFF',

@@ -9,7 +9,7 @@ export async function connectClient(transport: Transport): Promise<Client> {
   return client;
 }
 
-/** The text a model is shown for a tool result: its text content (structuredContent repeats it). */
+/** The text a model is shown for a tool result: its text content, the answer's one copy. */
 export function textOf(result: CallToolResult): string {
   return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 }

@@ -319,17 +319,3 @@ export function chromiumUnder(root: number): { pid: number; ppid: number; cmdlin
   }
   return out;
 }
-
-/** An MCP `initialize` request body, as a client opening a session sends it. */
-export function mcpInitialize(client: string): string {
-  return JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: {
-      protocolVersion: '2025-06-18',
-      capabilities: {},
-      clientInfo: { name: client, version: '1' },
-    },
-  });
-}

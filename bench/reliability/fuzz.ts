@@ -1,16 +1,7 @@
 // The fuzzer: op calls generated from the registry's own schemas (GET /ops), valid and mutated,
 // and raw HTTP routes, sent one at a time; every answer is held to the contract (DESIGN §3.2).
-import {
-  brief,
-  mcpInitialize,
-  op,
-  resultOf,
-  rng,
-  send,
-  type Checks,
-  type Reply,
-  ServerChild,
-} from './common.js';
+import { brief, op, resultOf, rng, send, type Checks, type Reply, ServerChild } from './common.js';
+import { mcpInitialize } from '../../test/helpers/mcp-initialize.js';
 import type { Hostile } from './hostile.js';
 
 type Json = Record<string, unknown>;

@@ -4,7 +4,6 @@
 import { samplePeak } from '../proc.js';
 import {
   brief,
-  mcpInitialize,
   op,
   percentile,
   resultOf,
@@ -14,6 +13,7 @@ import {
   sleep,
   type Checks,
 } from './common.js';
+import { mcpInitialize } from '../../test/helpers/mcp-initialize.js';
 import type { Hostile } from './hostile.js';
 
 export interface LoadFigures {

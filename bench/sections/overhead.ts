@@ -94,11 +94,13 @@ export async function measureOverhead(
   const viaMcp = (agent: SwiftBrowseAgent, diff: boolean) => {
     const call = async (op: string, args: Record<string, unknown>) => {
       const t = performance.now();
-      const { result } = await agent.run(op, { ...args, diff });
+      // The op's own duration is in the whole result (detail: full), which the baseline may predate.
+      const detail = agent === sb ? { detail: 'full' } : {};
+      const { text } = await agent.run(op, { ...args, diff, ...detail });
       const m = (measured[phaseKey(op, diff)] ??= { roundTrip: [], duration: [] });
       if (agent === sb) {
         m.roundTrip.push(performance.now() - t);
-        m.duration.push(durationOf(result.structuredContent));
+        m.duration.push(durationOf(JSON.parse(text)));
       }
     };
     return {

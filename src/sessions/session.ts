@@ -16,6 +16,8 @@ export class Session {
   /** The tab last brought to the front; unknown (undefined) once a tab opened since. */
   frontTabId?: string;
   lastUrl?: string;
+  /** The page this session's caller was last answered with: a compact answer repeats it only on a change. */
+  shownPage?: { url: string; title: string; tab?: string };
   createdAt = Date.now();
   lastActiveAt = Date.now();
   /** Ops run in this session, over its whole life. */

@@ -86,7 +86,8 @@ describe('flows over MCP', () => {
     const next = bodyOf(
       (await mcp.callTool({
         name: 'browser_extract',
-        arguments: { target: { label: 'Email' }, what: 'value' },
+        // The whole result: a compact answer names the page only when it changed.
+        arguments: { target: { label: 'Email' }, what: 'value', detail: 'full' },
       })) as CallToolResult,
     );
     assert.equal(next.ok, true, JSON.stringify(next.error));

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
+import type { CompactAnswer } from '../../src/core/compact-answer.js';
 import type { ActionResult } from '../../src/core/result.js';
 import { OPS } from '../../src/ops/registry.js';
 import { EXPECTED_OPS } from '../helpers/expected-ops.js';
@@ -60,9 +61,12 @@ const overStdio = (args: string[], command = process.execPath, env = childEnv())
     }),
   );
 
+/** The text content: the compact answer by default, the whole ActionResult with detail: "full". */
+type Body = CompactAnswer & Partial<Omit<ActionResult, keyof CompactAnswer>>;
+
 interface Answer {
   result: CallToolResult;
-  body: ActionResult;
+  body: Body;
 }
 
 async function call(
@@ -78,8 +82,12 @@ async function call(
   )) as CallToolResult;
   const text = result.content[0];
   assert.equal(text?.type, 'text');
-  const body = JSON.parse(text.type === 'text' ? text.text : '') as ActionResult;
-  assert.deepEqual(result.structuredContent, body, 'structuredContent is the same ActionResult');
+  const body = JSON.parse(text.type === 'text' ? text.text : '') as Body;
+  assert.equal(
+    result.structuredContent,
+    undefined,
+    'one copy: the text (MCP_STRUCTURED_CONTENT off)',
+  );
   assert.equal(result.isError, !body.ok, 'isError is set exactly when ok is false');
   return { result, body };
 }
@@ -142,6 +150,7 @@ describe('tools derived from the registry', () => {
       'snapshot',
       'ref',
       'approved',
+      '"detail": "full"',
     ])
       assert.ok(text.includes(word), `instructions mention ${word}`);
   });
@@ -162,7 +171,7 @@ describe('over streamable HTTP', () => {
       expect: { url_contains: 'dashboard' },
     });
     assert.equal(click.body.ok, true, JSON.stringify(click.body.error));
-    assert.equal(click.body.verification.status, 'passed');
+    assert.equal(click.body.verification?.status, 'passed');
     const snap = await call(mcp, 'browser_snapshot');
     assert.match(String(snap.body.data?.track), /Welcome, ada@example.com/);
   });
@@ -175,14 +184,15 @@ describe('over streamable HTTP', () => {
       ['extract', { target: { label: 'Email' }, what: 'value' }],
       ['press', { key: 'Tab', nonsense: true }],
     ];
-    const shape = (r: ActionResult) => ({
+    const shape = (r: Body) => ({
       ok: r.ok,
       op: r.op,
       kind: r.error?.kind,
       data: Object.keys(r.data ?? {}).sort(),
     });
     for (const [op, args] of calls) {
-      const overMcp = (await call(mcp, `browser_${op}`, args)).body;
+      // detail: "full" asks MCP for the whole result, HTTP's default.
+      const overMcp = (await call(mcp, `browser_${op}`, { ...args, detail: 'full' })).body;
       const overHttpRoute = (await h.op(op, args, 'same-http')).body;
       assert.deepEqual(shape(overMcp), shape(overHttpRoute), op);
     }
@@ -390,11 +400,13 @@ describe('over stdio', () => {
     const goto = await call(named, 'browser_run', {
       op: 'goto',
       args: { url: page('login.html') },
+      detail: 'full',
     });
     assert.equal(goto.body.ok, true, JSON.stringify(goto.body.error));
     assert.equal(goto.body.session_id, 'm2');
     const unnamed = await overStdio(['mcp']);
-    assert.equal((await call(unnamed, 'browser_status')).body.session_id, '_stdio');
+    const status = await call(unnamed, 'browser_status', { detail: 'full' });
+    assert.equal(status.body.session_id, '_stdio');
   });
 
   test('browser_run with steps runs a batch and reports each step as progress', async () => {

@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { loadConfig, type ConfigInput } from '../../src/config.js';
 import { hostRule } from '../../src/surfaces/http/guards.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
+import { mcpInitialize } from '../helpers/mcp-initialize.js';
 
 // Nothing here opens a browser: these guards answer before any op runs, on both arms alike.
 
@@ -41,16 +42,7 @@ function raw(
   });
 }
 
-const INITIALIZE = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-06-18',
-    capabilities: {},
-    clientInfo: { name: 'guard-test', version: '1' },
-  },
-});
+const INITIALIZE = mcpInitialize('guard-test');
 const MCP_HEADERS = {
   'content-type': 'application/json',
   accept: 'application/json, text/event-stream',

@@ -11,11 +11,14 @@ export async function postOp(
   options: ClientOptions,
   op: string,
   args: unknown,
+  /** `compact`: the answer a model reads (`?detail=compact`) instead of the whole ActionResult. */
+  detail?: 'compact',
 ): Promise<{ status: number; body: ActionResult }> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (options.session) headers['x-session-key'] = options.session;
   if (options.token) headers.authorization = `Bearer ${options.token}`;
-  const response = await fetch(`${options.server}/browser/${encodeURIComponent(op)}`, {
+  const query = detail ? `?detail=${detail}` : '';
+  const response = await fetch(`${options.server}/browser/${encodeURIComponent(op)}${query}`, {
     method: 'POST',
     headers,
     body: JSON.stringify(args),

@@ -77,16 +77,17 @@ async function callServer(program: Command, op: string, args: unknown): Promise<
   const options = client(program);
   if (!options.session)
     throw new UsageError('Name a session with --session NAME (or SWIFTBROWSE_SESSION).');
+  const compact = program.opts<{ compact?: boolean }>().compact ?? false;
   let result;
   try {
-    result = await postOp(options, op, args);
+    result = await postOp(options, op, args, compact ? 'compact' : undefined);
   } catch {
     process.stderr.write(
       `No SwiftBrowse server answers at ${options.server}. Start one with: swiftbrowse up\n`,
     );
     return EXIT.failed;
   }
-  print(result.body, program.opts<{ compact?: boolean }>().compact ?? false);
+  print(result.body, compact);
   return result.body.ok ? EXIT.ok : EXIT.failed;
 }
 
@@ -107,7 +108,10 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--server <url>', 'server to talk to (SWIFTBROWSE_URL, default http://127.0.0.1:$PORT)')
     .option('--session <name>', 'session name (SWIFTBROWSE_SESSION)')
     .option('--token <token>', 'bearer token (SWIFTBROWSE_TOKEN)')
-    .option('--compact', 'print JSON on one line')
+    .option(
+      '--compact',
+      'print JSON on one line; run and batch print the compact answer a model reads',
+    )
     .exitOverride()
     .showHelpAfterError();
 

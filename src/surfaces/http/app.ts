@@ -11,6 +11,7 @@ import { fileAdminRoutes, isSignedFileLink, signedFileRoutes } from './file-rout
 import { flowRoutes } from './flows.js';
 import { checkBody, hostRefusal, hostRule } from './guards.js';
 import { isOperatorPath, operatorGuard } from './operator.js';
+import { answerFor, detailOf } from '../answer.js';
 import { answer, callerName, failure } from './respond.js';
 import { mountLogRoutes } from './logs-routes.js';
 import { readiness } from './ready.js';
@@ -98,16 +99,17 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
 
   const call = async (c: Context, op: string, args: unknown) => {
     try {
-      return answer(
-        c,
-        await runOp(rt, {
-          op,
-          args,
-          session: await session(c),
-          surface: 'http',
-          signal: c.req.raw.signal,
-        }),
-      );
+      // The whole result is HTTP's contract; ?detail=compact asks for what a model reads.
+      const detail = detailOf(c.req.query('detail'), 'full');
+      const caller = await session(c);
+      const result = await runOp(rt, {
+        op,
+        args,
+        session: caller,
+        surface: 'http',
+        signal: c.req.raw.signal,
+      });
+      return answer(c, result, answerFor(caller, result, detail));
     } catch (e) {
       return failure(c, op, toOpError(e));
     }

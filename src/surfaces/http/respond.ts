@@ -12,12 +12,9 @@ export function failure(c: Context, op: string, error: OpError) {
   return c.json(scrub(body), httpStatusOf(error.kind) as Status);
 }
 
-/** An op's result: 200 when ok, otherwise its error kind's status; the body is the result. */
-export function answer(c: Context, result: ActionResult) {
-  return c.json(
-    result,
-    (result.ok ? 200 : httpStatusOf(result.error?.kind ?? 'backend')) as Status,
-  );
+/** An op's result: 200 when ok, otherwise its kind's status; the body is the result or its rendering. */
+export function answer(c: Context, result: ActionResult, body: object = result) {
+  return c.json(body, (result.ok ? 200 : httpStatusOf(result.error?.kind ?? 'backend')) as Status);
 }
 
 /** Whether the request names a session at all (a `/flows` read without one reads `global`). */

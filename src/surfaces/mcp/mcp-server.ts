@@ -27,6 +27,8 @@ import {
   readResource,
   type ResourceSource,
 } from './resources.js';
+import type { Detail } from '../../core/compact-answer.js';
+import { answerFor } from '../answer.js';
 import { refusal, toToolResult } from './results.js';
 import { listTools, opCallOf, TOOL_PREFIX, type ToolSet } from './tools.js';
 
@@ -111,23 +113,29 @@ export function createMcpServer(options: McpServerOptions): Server {
       }
     }
     const label = tool.startsWith(TOOL_PREFIX) ? tool.slice(TOOL_PREFIX.length) : tool;
+    const sent = { structured: config.mcpStructuredContent };
+    let detail: Detail = 'compact';
+    let session: Session | undefined;
     try {
       const call = opCallOf(runtime.ops, tool, request.params.arguments);
-      const session = await options.sessionOf(extra);
+      detail = call.detail;
+      const caller = await options.sessionOf(extra);
+      session = caller;
       const result = await withProgress(progressSink(extra), call.op, (report) =>
         runOp(runtime, {
           op: call.op,
           args: call.args,
-          session,
+          session: caller,
           surface: 'mcp',
           approval: options.approval,
           signal: extra.signal,
           onProgress: report,
         }),
       );
-      return toToolResult(result);
+      return toToolResult(result, answerFor(session, result, detail), sent);
     } catch (e) {
-      return toToolResult(refusal(label, e));
+      const refused = refusal(label, e);
+      return toToolResult(refused, answerFor(session, refused, detail), sent);
     }
   });
 

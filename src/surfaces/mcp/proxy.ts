@@ -20,6 +20,7 @@ import { OP_MAP } from '../../ops/registry.js';
 import { VERSION } from '../../version.js';
 import { instructionsFor } from './instructions.js';
 import { progressSink, SERVER_INFO, type RequestExtra } from './mcp-server.js';
+import { answerFor } from '../answer.js';
 import { refusal, toToolResult } from './results.js';
 import { serveOnStdio } from './stdio.js';
 import { listTools, TOOL_PREFIX, type ToolSet } from './tools.js';
@@ -114,7 +115,8 @@ export function createProxyServer(options: ProxyOptions): Server {
         }),
       )) as CallToolResult;
     } catch (e) {
-      return toToolResult(refusal(request.params.name.replace(TOOL_PREFIX, ''), e));
+      const refused = refusal(request.params.name.replace(TOOL_PREFIX, ''), e);
+      return toToolResult(refused, answerFor(undefined, refused, 'compact'), { structured: false });
     }
   });
 

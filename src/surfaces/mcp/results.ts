@@ -44,13 +44,30 @@ function liftImages(value: unknown, images: ImageContent[]): unknown {
   );
 }
 
-/** The ActionResult as JSON text and structuredContent; a failed op is `isError` (STYLE: errors). */
-export function toToolResult(result: ActionResult | Refusal): CallToolResult {
+/** What a tool result carries besides the answer's text. */
+export interface ToolResultOptions {
+  /** Also send the whole ActionResult as `structuredContent` (MCP_STRUCTURED_CONTENT). */
+  structured: boolean;
+}
+
+/**
+ * One answer as a tool result: `answer` (compact or whole, as the call asked) as JSON text, once.
+ * The whole result goes in `structuredContent` only when the operator asks: hosts forward one or
+ * the other or both to the model (docs/mcp.md), so a second copy is paid for, not free. A failed
+ * op is `isError` (STYLE: errors).
+ */
+export function toToolResult(
+  result: ActionResult | Refusal,
+  answer: unknown,
+  options: ToolResultOptions,
+): CallToolResult {
   const images: ImageContent[] = [];
-  const structured = liftImages(result, images) as Record<string, unknown>;
+  const text = liftImages(answer, images);
   return {
-    content: [{ type: 'text', text: JSON.stringify(structured) }, ...images],
-    structuredContent: structured,
+    content: [{ type: 'text', text: JSON.stringify(text) }, ...images],
+    ...(options.structured
+      ? { structuredContent: liftImages(result, []) as Record<string, unknown> }
+      : {}),
     isError: !result.ok,
   };
 }

@@ -3,10 +3,12 @@ import { z } from 'zod';
 import { parseArgs } from '../../core/args.js';
 import { CONDITION_TYPES } from '../../core/condition.js';
 import { argsJsonSchema } from '../../core/json-schema.js';
+import type { Detail } from '../../core/compact-answer.js';
 import { OpError } from '../../core/errors.js';
 import { jsonObject, looseEnum } from '../../core/schema.js';
 import { STRATEGIES } from '../../core/target.js';
 import type { OpDefinition } from '../../ops/define.js';
+import { detailOf } from '../answer.js';
 import { listed } from './listed-schema.js';
 
 /** Which tools a client sees: one per op, or `browser_run` plus the lifecycle (DESIGN §13). */
@@ -37,6 +39,21 @@ function commonArgs(ops: readonly OpDefinition[]): string[] {
 export interface OpCall {
   op: string;
   args: unknown;
+  /** How much of the result the caller asked for (`detail`, any tool): compact unless "full". */
+  detail: Detail;
+}
+
+/**
+ * `detail` is the surface's, not the op's: taken out of the arguments before runOp checks them,
+ * so every tool takes it without any op declaring it.
+ */
+function withoutDetail(args: Record<string, unknown> | undefined): {
+  args: Record<string, unknown>;
+  detail?: unknown;
+} {
+  if (!args || !('detail' in args)) return { args: args ?? {} };
+  const { detail, ...rest } = args;
+  return { args: rest, detail };
 }
 
 export function inputSchemaOf(schema: z.ZodType): Tool['inputSchema'] {
@@ -88,6 +105,12 @@ function runSchema(ops: ReadonlyMap<string, OpDefinition>) {
       .boolean()
       .optional()
       .describe('With steps: run every step even after one fails'),
+    detail: z
+      .enum(['compact', 'full'])
+      .optional()
+      .describe(
+        '"full": the whole ActionResult (ids, timing, target, page) instead of the compact answer',
+      ),
   });
 }
 
@@ -126,9 +149,10 @@ export function listTools(ops: ReadonlyMap<string, OpDefinition>, set: ToolSet):
 export function opCallOf(
   ops: ReadonlyMap<string, OpDefinition>,
   tool: string,
-  args: Record<string, unknown> | undefined,
+  given: Record<string, unknown> | undefined,
 ): OpCall {
   if (tool !== RUN_TOOL) {
+    const { args, detail } = withoutDetail(given);
     const op = tool.startsWith(TOOL_PREFIX) ? tool.slice(TOOL_PREFIX.length) : tool;
     if (!ops.has(op)) {
       throw new OpError(
@@ -136,9 +160,12 @@ export function opCallOf(
         `Unknown tool "${tool}". Tools are ${TOOL_PREFIX}<op> for the ops ${[...ops.keys()].join(', ')}.`,
       );
     }
-    return { op, args: args ?? {} };
+    return { op, args, detail: detailOf(detail, 'compact') };
   }
-  const run = parseArgs(RUN_TOOL, runSchema(ops), args);
+  const run = parseArgs(RUN_TOOL, runSchema(ops), given);
+  // Said inside args as well as beside them: either way it is the call's.
+  const inner = withoutDetail(run.args);
+  const detail = detailOf(run.detail ?? inner.detail, 'compact');
   if (run.steps !== undefined) {
     if (run.op !== undefined || run.args !== undefined) {
       throw new OpError(
@@ -154,7 +181,7 @@ export function opCallOf(
       );
     const batch: Record<string, unknown> = { steps: run.steps };
     if (run.continue_on_error !== undefined) batch.continue_on_error = run.continue_on_error;
-    return { op: runner.name, args: batch };
+    return { op: runner.name, args: batch, detail };
   }
   if (run.continue_on_error !== undefined) {
     throw new OpError('invalid_argument', `${RUN_TOOL}: continue_on_error goes with steps.`);
@@ -165,5 +192,5 @@ export function opCallOf(
       `${RUN_TOOL}: missing op — give {"op": "goto", "args": {"url": "https://example.com"}}, or steps for several ops.`,
     );
   }
-  return { op: run.op, args: run.args ?? {} };
+  return { op: run.op, args: inner.args, detail };
 }
