@@ -75,6 +75,9 @@ export interface ProbeOptions {
   editable?: boolean;
 }
 
+/** What an action activates, for the approval check: a click on the element, or Enter in it. */
+export type Activation = 'click' | 'enter';
+
 /** What an acting op asks of `locateActionable` besides the probe. */
 export interface ActRequest {
   /** The target's nth, when it gives one. */
