@@ -240,6 +240,8 @@ export interface BrowserTab {
   keyDown(key: string): Promise<void>;
   keyUp(key: string): Promise<void>;
   insertText(text: string): Promise<void>;
+  /** Types text as a person does: each character a key press (keydown, input, keyup). */
+  typeText(text: string): Promise<void>;
   screenshot(options: ScreenshotOptions): Promise<Buffer>;
   /**
    * A JPEG of the viewport exactly as it is, scaled down to at most `maxWidth` pixels: nothing in

@@ -22,6 +22,8 @@ export function controlInfo(handle: number): ControlInfo {
   if (el instanceof HTMLSelectElement) {
     return { kind: 'select', multiple: el.multiple, options: optionsOf(el), value: el.value };
   }
+  // A custom combobox (ARIA): typed into, then its option picked (ops/fill.ts).
+  if (el.getAttribute('role') === 'combobox') return { kind: 'combobox' };
   if (el instanceof HTMLInputElement) {
     const type = el.type.toLowerCase();
     if (type === 'checkbox' || type === 'radio')

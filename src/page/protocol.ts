@@ -105,7 +105,15 @@ export interface ActAnswer {
 }
 
 export type ControlKind =
-  'text' | 'select' | 'checkbox' | 'radio' | 'direct' | 'contenteditable' | 'file' | 'other';
+  | 'text'
+  | 'select'
+  | 'checkbox'
+  | 'radio'
+  | 'direct'
+  | 'contenteditable'
+  | 'combobox'
+  | 'file'
+  | 'other';
 
 export interface ControlInfo {
   kind: ControlKind;
@@ -115,6 +123,16 @@ export interface ControlInfo {
   options?: { value: string; text: string }[];
   value?: string;
   password?: boolean;
+}
+
+/** A custom combobox as `fill` reads it (page/combobox.ts). */
+export interface ComboboxState {
+  /** The element typed into; null for a select-only combobox (no text entry). */
+  entry: number | null;
+  /** Its aria-autocomplete: none, list, inline or both. */
+  autocomplete: string;
+  /** The visible, enabled options it shows now, by accessible name. */
+  options: { handle: number; name: string }[];
 }
 
 export interface ActivityMark {
