@@ -353,8 +353,11 @@ export interface BrowserInfo {
 export interface Driver {
   readonly backend: 'playwright' | 'webdriver';
   open(options: OpenOptions): Promise<BrowserSession>;
-  /** Refuses options it could never open (owned capability keys…), before anything is ended. */
-  check?(options: OpenOptions): void;
+  /**
+   * Refuses options it could never open (a browser or version it lacks, a profile it cannot hold,
+   * owned capability keys…), before anything is ended.
+   */
+  check?(options: OpenOptions): Promise<void> | void;
   /** Re-attaches to the browser a `handle()` named; undefined when it is gone (reaped, ended). */
   attach(handle: string, options: OpenOptions): Promise<BrowserSession | undefined>;
   info(): Promise<BrowserInfo>;
