@@ -18,6 +18,9 @@ import {
 import { clickAt, sleep } from './pointer.js';
 import { baseline, settle, type Baseline } from './settle.js';
 
+/** Input types a secret may go into when the input is a combobox. */
+const TEXT_TYPES = ['text', 'email', 'search', 'tel', 'url', 'password'];
+
 const valueSchema = z
   .union([z.string(), z.number(), z.boolean(), z.array(z.string())])
   .describe(
@@ -327,7 +330,9 @@ async function typeSecret(
   ref: { name: string; key: string },
 ) {
   const what = describeTarget(el.target);
-  if (info.kind !== 'text' && info.kind !== 'contenteditable')
+  // An <input role=combobox> (a sign-in name with suggestions) is a text field for a secret.
+  const textInput = info.kind === 'combobox' && TEXT_TYPES.includes(info.inputType ?? '');
+  if (info.kind !== 'text' && info.kind !== 'contenteditable' && !textInput)
     throw new OpError(
       'invalid_argument',
       `fill: ${what} is not a text field; a secret is typed into an input, textarea or contenteditable element.`,

@@ -23,7 +23,10 @@ export function controlInfo(handle: number): ControlInfo {
     return { kind: 'select', multiple: el.multiple, options: optionsOf(el), value: el.value };
   }
   // A custom combobox (ARIA): typed into, then its option picked (ops/fill.ts).
-  if (el.getAttribute('role') === 'combobox') return { kind: 'combobox' };
+  if (el.getAttribute('role') === 'combobox')
+    return el instanceof HTMLInputElement
+      ? { kind: 'combobox', inputType: el.type.toLowerCase() }
+      : { kind: 'combobox' };
   if (el instanceof HTMLInputElement) {
     const type = el.type.toLowerCase();
     if (type === 'checkbox' || type === 'radio')
