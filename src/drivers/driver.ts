@@ -240,6 +240,8 @@ export interface BrowserTab {
   keyDown(key: string): Promise<void>;
   keyUp(key: string): Promise<void>;
   insertText(text: string): Promise<void>;
+  /** Types text as a person does: each character a key press (keydown, input, keyup). */
+  typeText(text: string): Promise<void>;
   screenshot(options: ScreenshotOptions): Promise<Buffer>;
   /**
    * A JPEG of the viewport exactly as it is, scaled down to at most `maxWidth` pixels: nothing in
@@ -351,8 +353,11 @@ export interface BrowserInfo {
 export interface Driver {
   readonly backend: 'playwright' | 'webdriver';
   open(options: OpenOptions): Promise<BrowserSession>;
-  /** Refuses options it could never open (owned capability keys…), before anything is ended. */
-  check?(options: OpenOptions): void;
+  /**
+   * Refuses options it could never open (a browser or version it lacks, a profile it cannot hold,
+   * owned capability keys…), before anything is ended.
+   */
+  check?(options: OpenOptions): Promise<void> | void;
   /** Re-attaches to the browser a `handle()` named; undefined when it is gone (reaped, ended). */
   attach(handle: string, options: OpenOptions): Promise<BrowserSession | undefined>;
   info(): Promise<BrowserInfo>;

@@ -20,6 +20,11 @@ export class LazyDriver implements Driver {
     return (await this.driver()).open(options);
   }
 
+  async check(options: OpenOptions): Promise<void> {
+    const driver = await this.driver();
+    await driver.check?.(options);
+  }
+
   async attach(handle: string, options: OpenOptions): Promise<BrowserSession | undefined> {
     return (await this.driver()).attach(handle, options);
   }

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { approvalError, consequentialWord } from '../core/approval.js';
 import { OpError } from '../core/errors.js';
 import { looseEnum } from '../core/schema.js';
 import { describeTarget, targetSchema } from '../core/target.js';
 import { callPage } from '../drivers/page-script.js';
 import type { BrowserTab } from '../drivers/driver.js';
+import { needsApproval, requireApproval } from './approval.js';
 import { defineOp, type OpContext } from './define.js';
 import {
   actionableElement,
@@ -13,7 +13,7 @@ import {
   summarise,
   type FoundElement,
 } from './element.js';
-import { clickAt, glideArg, MODIFIERS } from './pointer.js';
+import { clickAt, glideArg, MODIFIERS, movePointer } from './pointer.js';
 
 export const click = defineOp({
   name: 'click',
@@ -86,7 +86,7 @@ export const click = defineOp({
       { enabled: true, hitTest: true },
       { intent: needsApproval(ctx, args.approved), popup: true },
     );
-    await requireApproval(ctx, tab, el, args.approved, el.intent);
+    await requireApproval(ctx, tab, el, args.approved, 'click', el.intent);
     const modifiers = (args.modifiers ?? []).map((m) =>
       MODIFIERS.find((k) => k.toLowerCase() === m)!,
     );
@@ -104,35 +104,6 @@ export const click = defineOp({
     return { target: summarise(el) };
   },
 });
-
-/** Whether a click must read the element's intent: the policy is on and no approval came. */
-export function needsApproval(ctx: OpContext, approved: boolean | undefined): boolean {
-  return ctx.approval && !approved;
-}
-
-/**
- * A consequential click needs the user's approval when the policy is on (DESIGN §3.6); `intent`
- * is the element's intent texts when the lookup already read them.
- */
-export async function requireApproval(
-  ctx: OpContext,
-  tab: BrowserTab,
-  el: FoundElement,
-  approved: boolean | undefined,
-  intent?: string[],
-): Promise<void> {
-  if (!needsApproval(ctx, approved)) return;
-  const word = consequentialWord(
-    intent ?? (await callPage(tab, el.frame, 'intentTexts', el.handle)),
-    ctx.config.consequentialWords,
-  );
-  if (word)
-    throw approvalError(
-      ctx.surface === 'flow' ? 'This step' : 'click',
-      describeTarget(el.target),
-      word,
-    );
-}
 
 async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;

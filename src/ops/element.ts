@@ -339,7 +339,10 @@ export function summarise(found: FoundElement): TargetSummary {
 }
 
 /** Adds up iframe offsets so a point inside a frame becomes a point in the main viewport. */
-async function frameOrigin(tab: BrowserTab, frame: FramePath): Promise<{ x: number; y: number }> {
+export async function frameOrigin(
+  tab: BrowserTab,
+  frame: FramePath,
+): Promise<{ x: number; y: number }> {
   let x = 0;
   let y = 0;
   for (let i = 0; i < frame.length; i++) {

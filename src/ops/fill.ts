@@ -3,12 +3,23 @@ import { OpError } from '../core/errors.js';
 import { describeTarget, targetSchema } from '../core/target.js';
 import type { BrowserTab } from '../drivers/driver.js';
 import { callPage, callPageOnOrigin } from '../drivers/page-script.js';
-import type { ControlInfo } from '../page/protocol.js';
+import type { ComboboxState, ControlInfo } from '../page/protocol.js';
 import { auditStep } from '../flows/runner.js';
 import { TypingRefused } from '../secrets/secrets.js';
 import { defineOp, type OpContext } from './define.js';
-import { actionableElement, summarise, type ActionableElement } from './element.js';
-import { clickAt } from './pointer.js';
+import {
+  actionableElement,
+  frameOrigin,
+  probeOrRefuse,
+  summarise,
+  type ActionableElement,
+  type FoundElement,
+} from './element.js';
+import { clickAt, sleep } from './pointer.js';
+import { baseline, settle, type Baseline } from './settle.js';
+
+/** Input types a secret may go into when the input is a combobox. */
+const TEXT_TYPES = ['text', 'email', 'search', 'tel', 'url', 'password'];
 
 const valueSchema = z
   .union([z.string(), z.number(), z.boolean(), z.array(z.string())])
@@ -98,6 +109,29 @@ async function choose(
   return { value: await callPage(tab, el.frame, 'readValue', el.handle) };
 }
 
+/**
+ * Text up to this long is typed whole; past it the head is inserted at once and only this many
+ * last characters are typed: a key press costs 6-30 ms under load (the commit that added it has
+ * the figures), and a long comment typed whole would outlast the op's timeout.
+ */
+const TYPED_CHARS = 64;
+
+/**
+ * Types as a person does, a key press per character (keydown, keypress, input, keyup), so a page
+ * that filters or autocompletes on keys hears it; a long text's last characters still are.
+ */
+async function typeInto(tab: BrowserTab, text: string): Promise<void> {
+  if (text === '') {
+    // The content is selected: Delete clears it, with the key events an empty field expects.
+    await tab.keyDown('Delete');
+    await tab.keyUp('Delete');
+    return;
+  }
+  const chars = [...text];
+  if (chars.length > TYPED_CHARS) await tab.insertText(chars.slice(0, -TYPED_CHARS).join(''));
+  await tab.typeText(chars.slice(-TYPED_CHARS).join(''));
+}
+
 async function typeText(
   ctx: OpContext,
   tab: BrowserTab,
@@ -106,13 +140,16 @@ async function typeText(
   value: unknown,
 ) {
   const text = String(value);
+  if (info.kind === 'text' && info.inputType !== 'textarea' && /[\r\n]/.test(text))
+    // Typed, a line break is Enter: it would submit the form instead of going into the field.
+    throw new OpError(
+      'invalid_argument',
+      `fill: ${describeTarget(el.target)} is a single-line input and cannot hold a line break. Fill the text without it, then press Enter if you mean to submit.`,
+    );
   const focused = el.focused ?? (await callPage(tab, el.frame, 'focusForTyping', el.handle));
   if (!focused) await plainClick(ctx, tab, el);
   ctx.delivered();
-  if (text === '') {
-    await tab.keyDown('Delete');
-    await tab.keyUp('Delete');
-  } else await tab.insertText(text);
+  await typeInto(tab, text);
   const held = await callPage(tab, el.frame, 'readValue', el.handle);
   const expected = info.kind === 'contenteditable' ? text.trim() : text;
   const actual = info.kind === 'contenteditable' ? held.trim() : held;
@@ -128,6 +165,113 @@ async function typeText(
     );
   }
   return { value: info.password ? null : held };
+}
+
+/** The option a value names: its accessible name exactly, else ignoring case. */
+function optionNamed(options: ComboboxState['options'], value: string) {
+  const wanted = value.trim();
+  return (
+    options.find((o) => o.name === wanted) ??
+    options.find((o) => o.name.toLowerCase() === wanted.toLowerCase())
+  );
+}
+
+/**
+ * The combobox's options once its list has had time to show them: what the typing or the click
+ * started settles (a suggestion request, a filter); the list of a select-only combobox, which
+ * must show its options, is waited for like any target, up to the op's deadline.
+ */
+async function shownOptions(
+  ctx: OpContext,
+  tab: BrowserTab,
+  el: ActionableElement,
+  before: Baseline,
+  needsList: boolean,
+): Promise<ComboboxState> {
+  await settle(tab, before, ctx.config.settleTimeoutMs);
+  for (;;) {
+    const state = await callPage(tab, el.frame, 'comboboxState', el.handle);
+    if (state.options.length || !needsList || Date.now() >= ctx.deadline) return state;
+    await sleep(50);
+  }
+}
+
+/**
+ * A custom combobox (role=combobox, its options role=option in the listbox it controls): the value
+ * is typed with key events, then the option of that name is clicked. When none matches, an
+ * editable combobox keeps the typed text (ARIA lets a text-entry combobox take free text, whatever
+ * its aria-autocomplete) and says so; a select-only one has no text of its own, so it is not_found
+ * with the options it showed.
+ */
+async function fillCombobox(
+  ctx: OpContext,
+  tab: BrowserTab,
+  el: ActionableElement,
+  value: unknown,
+) {
+  const text = String(value);
+  const what = describeTarget(el.target);
+  const first = await callPage(tab, el.frame, 'comboboxState', el.handle);
+  const before = await baseline(tab);
+  ctx.delivered();
+  if (first.entry !== null) {
+    const focused = await callPage(tab, el.frame, 'focusForTyping', first.entry);
+    if (!focused) await plainClick(ctx, tab, el);
+    await typeInto(tab, text);
+  } else if (!first.options.length) await plainClick(ctx, tab, el);
+  const state = await shownOptions(ctx, tab, el, before, first.entry === null);
+  const seen = state.options.slice(0, 20).map((o) => JSON.stringify(o.name));
+  const listed = seen.length
+    ? `Options shown: ${seen.join(', ')}${state.options.length > seen.length ? `, … (${state.options.length} in all)` : ''}.`
+    : 'It showed no options.';
+  const pick = optionNamed(state.options, text);
+  if (!pick) {
+    if (state.entry === null)
+      throw new OpError(
+        'not_found',
+        `fill: the combobox ${what} on ${tab.url()} has no option named ${JSON.stringify(text)}; it takes only its options. ${listed} Fill one of them.`,
+        { final: true, details: { options: state.options.map((o) => o.name) } },
+      );
+    ctx.notes.push(
+      `no_option: no option of ${what} is named ${JSON.stringify(text)}, so it keeps the typed text (a combobox you type into takes free text, aria-autocomplete=${state.autocomplete}; the page may still discard it on blur). ${listed}`,
+    );
+    return { value: await callPage(tab, el.frame, 'readValue', state.entry) };
+  }
+  const option: FoundElement = {
+    frame: el.frame,
+    frameAddress: el.frameAddress,
+    handle: pick.handle,
+    info: {
+      handle: pick.handle,
+      tag: 'option',
+      role: 'option',
+      name: pick.name,
+      visible: true,
+      desc: `option "${pick.name}"`,
+    },
+    target: { role: 'option', name: pick.name },
+    candidates: 1,
+  };
+  const verdict = await probeOrRefuse(
+    tab,
+    ctx.elements,
+    option,
+    { enabled: true, hitTest: true },
+    'when its option was picked',
+  );
+  const origin = await frameOrigin(tab, el.frame);
+  const point = { x: verdict.point.x + origin.x, y: verdict.point.y + origin.y };
+  const box = verdict.box ?? { x: verdict.point.x, y: verdict.point.y, width: 0, height: 0 };
+  await clickAt(
+    tab,
+    ctx,
+    { ...option, point, origin, box: { ...box, x: box.x + origin.x, y: box.y + origin.y } },
+    { button: 'left', count: 1, modifiers: [], glide: false },
+  );
+  return {
+    value: await callPage(tab, el.frame, 'readValue', state.entry ?? el.handle),
+    option: pick.name,
+  };
 }
 
 async function setDirect(
@@ -179,7 +323,9 @@ async function typeSecret(
   ref: { name: string; key: string },
 ) {
   const what = describeTarget(el.target);
-  if (info.kind !== 'text' && info.kind !== 'contenteditable')
+  // An <input role=combobox> (a sign-in name with suggestions) is a text field for a secret.
+  const textInput = info.kind === 'combobox' && TEXT_TYPES.includes(info.inputType ?? '');
+  if (info.kind !== 'text' && info.kind !== 'contenteditable' && !textInput)
     throw new OpError(
       'invalid_argument',
       `fill: ${what} is not a text field; a secret is typed into an input, textarea or contenteditable element.`,
@@ -226,7 +372,7 @@ async function typeSecret(
 export const fill = defineOp({
   name: 'fill',
   summary:
-    'Set a form control: type text, choose an option, tick a checkbox or radio, set a date; or type a secret you never see',
+    'Set a form control: type text (key by key, as a person does), choose an option (<select>, or role=combobox: typed, then its option clicked), tick a checkbox or radio, set a date; or a secret you never see',
   acts: true,
   args: z
     .strictObject({
@@ -266,6 +412,9 @@ export const fill = defineOp({
       case 'contenteditable':
         data = await typeText(ctx, tab, el, info, args.value);
         break;
+      case 'combobox':
+        data = await fillCombobox(ctx, tab, el, args.value);
+        break;
       case 'file':
         throw new OpError(
           'invalid_argument',
@@ -274,7 +423,7 @@ export const fill = defineOp({
       default:
         throw new OpError(
           'invalid_argument',
-          `fill: ${describeTarget(args.target)} is a <${el.info.tag}>, not a form control; target an input, textarea, select or contenteditable element.`,
+          `fill: ${describeTarget(args.target)} is a <${el.info.tag}>, not a form control; target an input, textarea, select, role=combobox or contenteditable element.`,
         );
     }
     return { target: summarise(el), data };

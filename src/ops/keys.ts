@@ -35,20 +35,82 @@ const ALIASES: Record<string, string> = {
   insert: 'Insert',
 };
 
-const NAMED = /^(F([1-9]|1[0-9]|2[0-4])|[A-Z][A-Za-z]+)$/;
+/** DOM key names every backend can press (Playwright's keyboard and WebDriver's key table). */
+const KEY_NAMES = new Set([
+  'Alt',
+  'AltLeft',
+  'AltRight',
+  'ArrowDown',
+  'ArrowLeft',
+  'ArrowRight',
+  'ArrowUp',
+  'Backspace',
+  'Control',
+  'ControlLeft',
+  'ControlRight',
+  'Delete',
+  'End',
+  'Enter',
+  'Escape',
+  'Home',
+  'Insert',
+  'Meta',
+  'MetaLeft',
+  'MetaRight',
+  'PageDown',
+  'PageUp',
+  'Shift',
+  'ShiftLeft',
+  'ShiftRight',
+  'Space',
+  'Tab',
+  ...Array.from({ length: 12 }, (_, i) => `F${i + 1}`),
+]);
+
+/** `KeyA`, `Digit1`: key codes, pressed as the character they make. */
+const CODE = /^(Key[A-Z]|Digit[0-9])$/;
+
+/** Edit distance, for naming the key a typo meant. */
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length];
+}
+
+function nearestKey(part: string): string | undefined {
+  const lower = part.toLowerCase();
+  let best: { name: string; d: number } | undefined;
+  for (const name of [...KEY_NAMES, ...Object.keys(ALIASES)]) {
+    const d = distance(lower, name.toLowerCase());
+    if (d <= 2 && (!best || d < best.d)) best = { name: ALIASES[name] ?? name, d };
+  }
+  return best?.name;
+}
 
 function keyName(part: string, chord: string): string {
   if (part.length === 1) return part;
   const alias = ALIASES[part.toLowerCase()];
   if (alias) return alias;
-  if (NAMED.test(part)) return part;
+  if (KEY_NAMES.has(part) || CODE.test(part)) return part;
+  const meant = nearestKey(part);
   throw new OpError(
     'invalid_argument',
-    `press: "${part}" in ${JSON.stringify(chord)} is not a key. Give a character ("a"), a DOM key name ("Enter", "ArrowLeft", "Escape") or a chord ("Control+a").`,
+    `press: "${part}" in ${JSON.stringify(chord)} is not a key${meant ? ` (did you mean "${meant}"?)` : ''}; nothing was pressed. Give a character ("a"), a DOM key name ("Enter", "ArrowLeft", "Escape", "F5") or a chord ("Control+a").`,
   );
 }
 
-/** `Control+Shift+a` → ['Control', 'Shift', 'a']; `+` and `Control++` work too. */
+/**
+ * `Control+Shift+a` → ['Control', 'Shift', 'a']; `+` and `Control++` work too. The whole chord is
+ * checked here, before any key goes down, so a typo never leaves a modifier held.
+ */
 export function parseChord(chord: string): string[] {
   if (chord === '+') return ['+'];
   const parts = chord.endsWith('++') ? [...chord.slice(0, -2).split('+'), '+'] : chord.split('+');

@@ -12,6 +12,15 @@ import { defineOp } from './define.js';
 import { checkLoaded } from './navigate.js';
 import { listTabs } from './tabs.js';
 
+/** A well-formed BCP 47 tag (`de-DE`, `pt-BR`, `fr`); `de_DE` and `german` are not. */
+function isLocale(tag: string): boolean {
+  try {
+    return Intl.getCanonicalLocales(tag).length === 1;
+  } catch {
+    return false;
+  }
+}
+
 const viewportSide = (what: string) =>
   z.coerce.number().int().min(200).max(8000).optional().describe(what);
 
@@ -33,7 +42,13 @@ export const open = defineOp({
     headless: z.boolean().optional(),
     default_timeout: millis('Op timeout (ms) from now on').optional(),
     navigation_timeout: millis('Navigation timeout (ms) from now on').optional(),
-    locale: z.string().min(2).max(35).optional().describe('e.g. de-DE'),
+    locale: z
+      .string()
+      .min(2)
+      .max(35)
+      .refine(isLocale, 'a BCP 47 language tag such as "de-DE" or "fr"')
+      .optional()
+      .describe('A BCP 47 language tag, e.g. de-DE'),
     user_agent: z.string().min(1).max(512).optional(),
     storage_state: z.string().optional().describe('A state_save file to start from; "" none'),
     profile: z.string().optional().describe('Persistent profile: logins survive; "" none'),
@@ -73,18 +88,26 @@ export const open = defineOp({
     if (settings.profile === '') delete settings.profile;
     if (settings.storageState) ctx.sessions.storageStatePath(s, settings.storageState);
     // Refused before the held browser is ended (seed 004): unusable settings change nothing.
-    ctx.sessions.checkSettings(s, settings);
+    await ctx.sessions.checkSettings(s, settings);
     if (s.hasBrowser() && relaunch.length) {
       await ctx.sessions.closeBrowser(s);
       ctx.notes.push(
         `restarted: ${relaunch.join(', ')} changed, so the browser was restarted (cookies of the old one are gone unless a profile keeps them)`,
       );
     }
+    const kept = s.settings;
     s.settings = settings;
     // A resized viewport moves everything under the pointer: from here its place is unknown.
     s.pointer = undefined;
     const resume = !args.fresh && !args.url;
-    const { opened } = await ctx.sessions.ensureBrowser(s, { restore: resume, resume }, ctx.notes);
+    const { opened } = await ctx.sessions
+      .ensureBrowser(s, { restore: resume, resume }, ctx.notes)
+      .catch((e: unknown) => {
+        // A setting the backend refused only when asked (a Grid with no such node) is not kept:
+        // the next op opens a browser as before.
+        if (relaunch.length) s.settings = kept;
+        throw e;
+      });
     if (opened) ctx.notes.push('browser_opened');
     const tab = s.activeTab();
     if (!tab) throw new OpError('backend', 'The new browser has no tab; close and open again.');

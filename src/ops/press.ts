@@ -1,10 +1,29 @@
 import { z } from 'zod';
-import { approvalError, consequentialWord } from '../core/approval.js';
-import { describeTarget, targetSchema } from '../core/target.js';
+import { targetSchema } from '../core/target.js';
+import type { BrowserTab } from '../drivers/driver.js';
 import { callPage } from '../drivers/page-script.js';
+import { needsApproval, requireApproval } from './approval.js';
 import { defineOp } from './define.js';
 import { actionableElement, summarise } from './element.js';
 import { parseChord } from './keys.js';
+
+/**
+ * Presses a parsed chord: keys go down in order and come up in reverse. Every key that went down
+ * comes up, also when a key fails half-way, so no modifier stays held for the next op.
+ */
+export async function pressChord(tab: BrowserTab, keys: readonly string[]): Promise<void> {
+  const down: string[] = [];
+  try {
+    for (const k of keys) {
+      await tab.keyDown(k);
+      down.push(k);
+    }
+  } finally {
+    let failed: unknown;
+    for (const k of down.reverse()) await tab.keyUp(k).catch((e: unknown) => (failed ??= e));
+    if (failed) throw failed;
+  }
+}
 
 export const press = defineOp({
   name: 'press',
@@ -15,7 +34,7 @@ export const press = defineOp({
       .string()
       .min(1)
       .describe(
-        'A character ("a"), a DOM key name ("Enter", "ArrowLeft", "Escape", "Tab") or a chord ("Control+a", "Shift+Tab")',
+        'A character ("a"), a DOM key name ("Enter", "ArrowLeft", "Escape", "Tab", "F5") or a chord ("Control+a", "Shift+Tab"); a chord naming an unknown key is refused before any key goes down',
       ),
     target: targetSchema
       .optional()
@@ -23,7 +42,9 @@ export const press = defineOp({
     approved: z
       .boolean()
       .optional()
-      .describe('Your user approved this consequential Enter (a payment, a deletion…)'),
+      .describe(
+        'Your user approved this consequential Enter (it submits a form whose button says pay, delete…)',
+      ),
   }),
   async run(ctx, args) {
     const keys = parseChord(args.key);
@@ -32,26 +53,19 @@ export const press = defineOp({
       ? await actionableElement(tab, ctx.elements, args.target, { enabled: true, hitTest: false })
       : undefined;
     if (el) await callPage(tab, el.frame, 'focusElement', el.handle);
-    if (ctx.approval && !args.approved && keys[keys.length - 1] === 'Enter') {
-      const frame = el?.frame ?? [];
+    if (keys[keys.length - 1] === 'Enter' && needsApproval(ctx, args.approved)) {
       const handle = el?.handle ?? (await callPage(tab, [], 'activeHandle'));
-      const word =
-        handle === null
-          ? undefined
-          : consequentialWord(
-              await callPage(tab, frame, 'intentTexts', handle),
-              ctx.config.consequentialWords,
-            );
-      if (word)
-        throw approvalError(
-          'press Enter',
-          el ? describeTarget(el.target) : 'the focused element',
-          word,
+      if (handle !== null)
+        await requireApproval(
+          ctx,
+          tab,
+          { frame: el?.frame ?? [], handle, target: el?.target },
+          args.approved,
+          'enter',
         );
     }
     ctx.delivered();
-    for (const k of keys) await tab.keyDown(k);
-    for (const k of [...keys].reverse()) await tab.keyUp(k);
+    await pressChord(tab, keys);
     return el ? { target: summarise(el) } : {};
   },
 });

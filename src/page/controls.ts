@@ -1,7 +1,8 @@
+import { accessibleName } from './aria.js';
 import { composedContains, describe, normaliseSpace } from './dom.js';
 import { elementOf, handleOf } from './handles.js';
 import { bringIntoView } from './in-view.js';
-import type { ControlInfo, FocusInfo } from './protocol.js';
+import type { Activation, ControlInfo, FocusInfo } from './protocol.js';
 
 /** Input types whose value is set directly: typing into them is locale-dependent or impossible. */
 const DIRECT_TYPES = new Set(['date', 'datetime-local', 'month', 'week', 'time', 'color', 'range']);
@@ -22,6 +23,11 @@ export function controlInfo(handle: number): ControlInfo {
   if (el instanceof HTMLSelectElement) {
     return { kind: 'select', multiple: el.multiple, options: optionsOf(el), value: el.value };
   }
+  // A custom combobox (ARIA): typed into, then its option picked (ops/fill.ts).
+  if (el.getAttribute('role') === 'combobox')
+    return el instanceof HTMLInputElement
+      ? { kind: 'combobox', inputType: el.type.toLowerCase() }
+      : { kind: 'combobox' };
   if (el instanceof HTMLInputElement) {
     const type = el.type.toLowerCase();
     if (type === 'checkbox' || type === 'radio')
@@ -141,31 +147,42 @@ export function hrefOf(handle: number): string | null {
   return link ? (link as HTMLAnchorElement).href : null;
 }
 
-/** Texts that say what a click on the element would do: its own, and the submit button of its form. */
-export function intentTexts(handle: number): string[] {
+/** Buttons and links: what a click or Enter on them activates is themselves. */
+const ACTIVATABLE =
+  'button, a[href], area[href], input[type=submit], input[type=button], input[type=reset], input[type=image], summary, [role=button], [role=link], [role=menuitem], [role=tab], [role=option]';
+
+/** A control's accessible name (accname: a field's own value never names it), as the check reads it. */
+function nameOf(el: Element): string[] {
+  return [accessibleName(el)].filter(Boolean);
+}
+
+/**
+ * Texts naming the control an action activates, for the approval check (DESIGN §3.6): a click
+ * activates the button or link it lands in; Enter in a field submits its form, so it reads the
+ * form's default button, or the field's own name outside a form. Text typed into a field is
+ * never read: "Buy milk" in a todo field is not a purchase.
+ */
+export function intentTexts(handle: number, activation: Activation = 'click'): string[] {
   const el = need(handle);
-  const texts = [
-    normaliseSpace((el as HTMLElement).innerText ?? ''),
-    el.getAttribute('aria-label') ?? '',
-    (el as HTMLInputElement).value ?? '',
-  ];
+  const control = el.closest(ACTIVATABLE);
+  if (control) return nameOf(control);
+  const field =
+    el instanceof HTMLInputElement ||
+    el instanceof HTMLTextAreaElement ||
+    el instanceof HTMLSelectElement ||
+    (el as HTMLElement).isContentEditable;
+  // A click in a field focuses or toggles it; what it sets is judged when the form is submitted.
+  if (activation === 'click')
+    return field ? [] : [normaliseSpace((el as HTMLElement).innerText ?? ''), ...nameOf(el)];
   const form = (el as HTMLInputElement).form ?? el.closest('form');
-  if (
-    form &&
-    !(el instanceof HTMLButtonElement) &&
-    !(el instanceof HTMLInputElement && ['submit', 'button'].includes(el.type))
-  ) {
-    const submit = form.querySelector(
-      'button:not([type=button]):not([type=reset]), input[type=submit]',
-    );
-    if (submit)
-      texts.push(
-        normaliseSpace(
-          (submit as HTMLElement).innerText || (submit as HTMLInputElement).value || '',
+  const submit = form
+    ? Array.from(form.elements).find((c) =>
+        c.matches(
+          'button:not([type=button]):not([type=reset]), input[type=submit], input[type=image]',
         ),
-      );
-  }
-  return texts.filter(Boolean);
+      )
+    : undefined;
+  return submit ? nameOf(submit) : nameOf(el);
 }
 
 export function scrollPage(dx: number, dy: number): { x: number; y: number } {

@@ -4,6 +4,7 @@
  */
 import { locateActionable } from './act.js';
 import { activity, activityAfterFrame, checkpoint, documentId, mark } from './activity.js';
+import { comboboxState } from './combobox.js';
 import { handleVisible, textVisible } from './conditions.js';
 import {
   activeHandle,
@@ -49,6 +50,7 @@ export const api = {
   activity,
   activityAfterFrame,
   checkpoint,
+  comboboxState,
   controlInfo,
   documentId,
   domClick,

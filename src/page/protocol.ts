@@ -75,6 +75,9 @@ export interface ProbeOptions {
   editable?: boolean;
 }
 
+/** What an action activates, for the approval check: a click on the element, or Enter in it. */
+export type Activation = 'click' | 'enter';
+
 /** What an acting op asks of `locateActionable` besides the probe. */
 export interface ActRequest {
   /** The target's nth, when it gives one. */
@@ -102,7 +105,15 @@ export interface ActAnswer {
 }
 
 export type ControlKind =
-  'text' | 'select' | 'checkbox' | 'radio' | 'direct' | 'contenteditable' | 'file' | 'other';
+  | 'text'
+  | 'select'
+  | 'checkbox'
+  | 'radio'
+  | 'direct'
+  | 'contenteditable'
+  | 'combobox'
+  | 'file'
+  | 'other';
 
 export interface ControlInfo {
   kind: ControlKind;
@@ -112,6 +123,16 @@ export interface ControlInfo {
   options?: { value: string; text: string }[];
   value?: string;
   password?: boolean;
+}
+
+/** A custom combobox as `fill` reads it (page/combobox.ts). */
+export interface ComboboxState {
+  /** The element typed into; null for a select-only combobox (no text entry). */
+  entry: number | null;
+  /** Its aria-autocomplete: none, list, inline or both. */
+  autocomplete: string;
+  /** The visible, enabled options it shows now, by accessible name. */
+  options: { handle: number; name: string }[];
 }
 
 export interface ActivityMark {

@@ -59,6 +59,13 @@ export interface EnsureOptions {
 }
 
 /** Holds every session by name, keeps their records in the store, opens browsers within the limit. */
+function profileHeld(profile: string): OpError {
+  return new OpError(
+    'invalid_argument',
+    `Profile "${profile}" is in use by another session; a profile is held by one session at a time. Choose another profile, or close that session first.`,
+  );
+}
+
 export class SessionManager {
   private readonly sessions = new Map<string, Session>();
   private readonly loading = new Map<string, Promise<Session>>();
@@ -279,12 +286,7 @@ export class SessionManager {
     }
     const profile = session.settings.profile;
     const holder = profile ? this.profiles.get(profile) : undefined;
-    if (profile && holder && holder !== session.name) {
-      throw new OpError(
-        'invalid_argument',
-        `Profile "${profile}" is in use by another session; a profile is held by one session at a time. Choose another profile, or close that session first.`,
-      );
-    }
+    if (profile && holder && holder !== session.name) throw profileHeld(profile);
     const browser = await driver.open(openOptions);
     if (profile) this.profiles.set(profile, session.name);
     this.adopt(session, browser);
@@ -531,8 +533,10 @@ export class SessionManager {
   }
 
   /** Refuses settings their backend could never open, before the held browser is ended. */
-  checkSettings(session: Session, settings: SessionSettings): void {
-    this.driverFor(settings).check?.(this.openOptions(session, settings));
+  async checkSettings(session: Session, settings: SessionSettings): Promise<void> {
+    await this.driverFor(settings).check?.(this.openOptions(session, settings));
+    const holder = settings.profile ? this.profiles.get(settings.profile) : undefined;
+    if (holder && holder !== session.name) throw profileHeld(settings.profile!);
   }
 
   openOptions(session: Session, s: SessionSettings = session.settings): OpenOptions {

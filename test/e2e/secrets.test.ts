@@ -319,6 +319,25 @@ describe('a secret goes only into the field that was checked', () => {
     return { r: r.body, fieldLength: held.body.data?.result, beacons: beacons() };
   }
 
+  test('a secret goes into an input that is a combobox (a sign-in name with suggestions)', async () => {
+    h.server.setContent(
+      '/secret-combo.html',
+      `<label>Account <input id=acct role=combobox aria-autocomplete=list aria-controls=sugg></label><ul id=sugg role=listbox></ul>`,
+    );
+    await op('goto', { url: `${h.server.PREFIX}/secret-combo.html` });
+    const r = await op('fill', {
+      target: { label: 'Account' },
+      secret: { name: 'admin', key: 'password' },
+    });
+    assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
+    const typed = await h.op(
+      'evaluate',
+      { script: "document.querySelector('#acct').value.length" },
+      'sec',
+    );
+    assert.equal(typed.body.data?.result, [...VALUE].length);
+  });
+
   test('a cross-origin frame that grabs focus every millisecond receives nothing; the field gets the value', async () => {
     const { r, fieldLength, beacons } = await fillOn('/thief-loop.html', 'focus-loop');
     assert.deepEqual(beacons, [], 'the frame heard a key or an input');

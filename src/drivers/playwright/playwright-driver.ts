@@ -193,6 +193,15 @@ function hostResolverRules(hosts: readonly string[]): string[] {
 }
 
 /** Local Chromium through playwright-core: one browser process per launch setting, a context per session. */
+/** The local backend runs the installed Chromium only: asking for another version is unsupported. */
+function versionRefusal(asked: string, installed: string): void {
+  if (asked === installed || installed.startsWith(`${asked}.`)) return;
+  throw new OpError(
+    'unsupported',
+    `This machine's Chromium is ${installed}; the local backend cannot run version ${asked}. Leave version out, or use a Selenium Grid that offers it.`,
+  );
+}
+
 export class PlaywrightDriver implements Driver {
   readonly backend = 'playwright' as const;
   private readonly browsers = new Map<string, Promise<Browser>>();
@@ -238,13 +247,19 @@ export class PlaywrightDriver implements Driver {
     return launching;
   }
 
-  async open(options: OpenOptions): Promise<BrowserSession> {
+  /** The browser and version this machine cannot run are refused before the held one is ended. */
+  async check(options: OpenOptions): Promise<void> {
     if (options.browser !== 'chromium' && options.browser !== 'chrome') {
       throw new OpError(
         'unsupported',
         `The local Playwright backend runs Chromium only, not ${options.browser}. Ask for browser "chromium", or use a Selenium Grid (GRID_URL, backend "grid") for ${options.browser}.`,
       );
     }
+    if (options.version) versionRefusal(options.version, (await this.info()).version);
+  }
+
+  async open(options: OpenOptions): Promise<BrowserSession> {
+    await this.check(options);
     const contextOptions = {
       viewport: options.viewport,
       acceptDownloads: true,
@@ -271,16 +286,13 @@ export class PlaywrightDriver implements Driver {
           storageState: options.storageStatePath,
         });
       }
-      if (
-        options.version &&
-        options.version !== version &&
-        !version.startsWith(`${options.version}.`)
-      ) {
-        await context.close().catch(() => undefined);
-        throw new OpError(
-          'unsupported',
-          `This machine's Chromium is ${version}; the local backend cannot run version ${options.version}. Leave version out, or use a Selenium Grid that offers it.`,
-        );
+      if (options.version) {
+        try {
+          versionRefusal(options.version, version);
+        } catch (e) {
+          await context.close().catch(() => undefined);
+          throw e;
+        }
       }
       if (options.refuseNavigation)
         await guardNavigations(context, options.refuseNavigation, options.refuseRequest);

@@ -280,6 +280,9 @@ export class PlaywrightTab implements BrowserTab {
   insertText(text: string): Promise<void> {
     return this.input('Typing', () => this.page.keyboard.insertText(text));
   }
+  typeText(text: string): Promise<void> {
+    return this.input('Typing', () => this.page.keyboard.type(text));
+  }
 
   async screenshot(options: ScreenshotOptions): Promise<Buffer> {
     try {

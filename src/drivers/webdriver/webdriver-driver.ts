@@ -578,6 +578,11 @@ export class WebDriverDriver implements Driver {
 
   /** The capabilities an open would send; raises `invalid_argument` before anything is ended. */
   check(options: OpenOptions): void {
+    if (options.profileDir)
+      throw new OpError(
+        'unsupported',
+        'A persistent profile lives on this machine, and a Grid browser runs on a node: open without profile, or save and reuse a storage state instead.',
+      );
     this.capabilitiesFor(options);
   }
 
@@ -597,11 +602,7 @@ export class WebDriverDriver implements Driver {
   }
 
   async open(options: OpenOptions): Promise<BrowserSession> {
-    if (options.profileDir)
-      throw new OpError(
-        'unsupported',
-        'A persistent profile lives on this machine, and a Grid browser runs on a node: open without profile, or save and reuse a storage state instead.',
-      );
+    this.check(options);
     const built = this.capabilitiesFor(options);
     const started = Date.now();
     // The Grid queue may hold the request for minutes (a node scaling up): wait as long as it does.

@@ -497,6 +497,10 @@ export class WebDriverTab implements BrowserTab {
 
   insertText(text: string): Promise<void> {
     // WebDriver has no "insert text": each character is typed, in one action sequence.
+    return this.typeText(text);
+  }
+
+  typeText(text: string): Promise<void> {
     const keys = textKeys(text).flatMap((value) => [
       { type: 'keyDown', value },
       { type: 'keyUp', value },
