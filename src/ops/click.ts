@@ -3,17 +3,10 @@ import { OpError } from '../core/errors.js';
 import { looseEnum } from '../core/schema.js';
 import { describeTarget, targetSchema } from '../core/target.js';
 import { callPage } from '../drivers/page-script.js';
-import type { BrowserTab } from '../drivers/driver.js';
 import { needsApproval, requireApproval } from './approval.js';
-import { defineOp, type OpContext } from './define.js';
-import {
-  actionableElement,
-  findElement,
-  probeOrRefuse,
-  summarise,
-  type FoundElement,
-} from './element.js';
-import { clickAt, glideArg, MODIFIERS, movePointer } from './pointer.js';
+import { defineOp } from './define.js';
+import { actionableElement, findElement, probeOrRefuse, summarise } from './element.js';
+import { clickAt, glideArg, MODIFIERS } from './pointer.js';
 
 export const click = defineOp({
   name: 'click',
