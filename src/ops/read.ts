@@ -189,7 +189,8 @@ export const outline = defineOp({
         'invalid_argument',
         `outline: ${failed.message}; give a CSS selector such as "nav" or "#menu".`,
       );
-    if (failed) throw new OpError('stale_element', `outline: ${failed.message}; run outline again.`);
+    if (failed)
+      throw new OpError('stale_element', `outline: ${failed.message}; run outline again.`);
     // The main frame's elements first, then each frame's, in the order the frames were read.
     const all = search.answers.flatMap(({ spot, value }) =>
       value.items.map((item) => inFrameItem(spot.address, item)),

@@ -38,7 +38,6 @@ export interface TextTrackOptions {
   budget?: Budget;
 }
 
-
 interface Walk {
   lines: TrackLine[];
   /** The element behind each line, for the caller's fingerprints. */
