@@ -211,7 +211,7 @@ describe('save, list, get, run, report', () => {
     assert.equal((await save(flow)).body.ok, true);
     const run = await h.op('flow_run', { name: 'sign-up' }, 'f1');
     assert.equal(run.body.ok, false);
-    assert.equal(run.status, 404);
+    assert.equal(run.status, 404, JSON.stringify(run.body.error));
     const report = reportOf(run.body);
     assert.equal(report.status, 'failed');
     assert.equal(report.steps_run, 3);

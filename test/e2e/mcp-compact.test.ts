@@ -80,7 +80,7 @@ describe('the compact answer over MCP', () => {
     const compact = await call('browser_click', args);
     const full = await call<ActionResult>('browser_click', { ...args, detail: 'full' });
     assert.equal(compact.result.isError, true);
-    assert.equal(compact.body.error?.kind, 'not_found');
+    assert.equal(compact.body.error?.kind, 'not_found', JSON.stringify(compact.body));
     assert.deepEqual(compact.body.error, full.body.error);
     assert.deepEqual(compact.body.page, full.body.page);
     assert.ok(compact.body.evidence?.length, 'the failure screenshot is named');
