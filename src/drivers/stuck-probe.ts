@@ -13,14 +13,11 @@ const PROBE_LIMIT_MS = 3000;
 /**
  * Whether the page answers. A page counts as stuck only when a command the browser answers
  * without the page (`ping`) comes back and the page still has not answered `probe` within
- * LINK_FACTOR times that round trip, nor within LINK_FACTOR times its own recent answers
- * (`recentPageMs`; never less than PROBE_WAIT_MS): a slow link or a loaded machine slows every
- * answer, a page stuck in script stops answering at all.
+ * LINK_FACTOR times that round trip (never less than PROBE_WAIT_MS): a slow link is not a stuck page.
  */
 export async function pageAnswers(
   probe: () => Promise<unknown>,
   ping: () => Promise<unknown>,
-  recentPageMs: number,
 ): Promise<boolean> {
   const started = Date.now();
   const answered = probe().then(
@@ -35,7 +32,6 @@ export async function pageAnswers(
     PROBE_LIMIT_MS,
     PROBE_LIMIT_MS,
   );
-  const slowest = Math.max(linkMs, recentPageMs);
-  const waitMs = Math.min(Math.max(PROBE_WAIT_MS, slowest * LINK_FACTOR), PROBE_LIMIT_MS);
+  const waitMs = Math.min(Math.max(PROBE_WAIT_MS, linkMs * LINK_FACTOR), PROBE_LIMIT_MS);
   return within(answered, started + waitMs - Date.now(), false);
 }

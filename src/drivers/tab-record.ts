@@ -15,9 +15,6 @@ const LOG_LIMIT = 500;
  * waits for), main-frame navigations and how the last load ended, console and network entries.
  * `K` is how the driver names a request (Playwright's Request, a BiDi request id).
  */
-/** The page answers the stuck probe's window is scaled to (drivers/stuck-probe.ts). */
-const RECENT_ANSWERS = 8;
-
 export class TabRecord<K> {
   readonly console = new BoundedLog<ConsoleEntry>(LOG_LIMIT);
   readonly network = new BoundedLog<NetworkEntry>(LOG_LIMIT);
@@ -34,8 +31,6 @@ export class TabRecord<K> {
   private sent = 0;
   /** Page calls in flight: failed at once when a navigation starts to wait for its server. */
   private readonly calls = new Set<(error: AwaitingServerError) => void>();
-  /** How long the page's last answers took, oldest first: a loaded machine slows them all. */
-  private readonly answerMs: number[] = [];
   /** The awaited URL a probe was last sent for, and the one whose page answered it anyway. */
   private probed?: string;
   private answers?: string;
@@ -94,24 +89,13 @@ export class TabRecord<K> {
     let fail = (_: AwaitingServerError) => {};
     const held = new Promise<never>((_, reject) => (fail = reject));
     this.calls.add(fail);
-    const started = Date.now();
     const work = call();
-    work.then(() => this.answered(Date.now() - started)).catch(() => undefined);
+    work.catch(() => undefined);
     try {
       return await Promise.race([work, held]);
     } finally {
       this.calls.delete(fail);
     }
-  }
-
-  /** How long the page took to answer lately (the slowest of its last answers); 0 before any. */
-  recentPageMs(): number {
-    return Math.max(0, ...this.answerMs);
-  }
-
-  private answered(ms: number): void {
-    this.answerMs.push(ms);
-    if (this.answerMs.length > RECENT_ANSWERS) this.answerMs.shift();
   }
 
   /**

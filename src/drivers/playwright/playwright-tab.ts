@@ -516,7 +516,6 @@ export class PlaywrightTab implements BrowserTab {
             (await (this.cdp ??= this.page.context().newCDPSession(this.page))).send(
               'Browser.getVersion',
             ),
-          this.record.recentPageMs(),
         );
         if (answers) return false;
         const cdp = await (
