@@ -212,17 +212,21 @@ interface Walk {
  */
 const NAME_DEPTH = 64;
 
-/** The accessible name per accname 1.2, whitespace collapsed and trimmed. */
-export function accessibleName(el: Element): string {
+/** A name walk that starts at `el`. */
+function walkFrom(el: Element): Walk {
   // A hidden element is still named, from all of its content, like a hidden labelledby target.
-  const walk: Walk = {
+  return {
     root: el,
     recursing: false,
     inLabelledBy: false,
     includeHidden: isAriaHidden(el),
     depth: 0,
   };
-  return normalize(nameOf(el, walk));
+}
+
+/** The accessible name per accname 1.2, whitespace collapsed and trimmed. */
+export function accessibleName(el: Element): string {
+  return normalize(nameOf(el, walkFrom(el)));
 }
 
 /**
@@ -231,13 +235,7 @@ export function accessibleName(el: Element): string {
  * select's options, its own value). Label targets match any one of them.
  */
 export function labelTexts(el: Element): string[] {
-  const walk: Walk = {
-    root: el,
-    recursing: false,
-    inLabelledBy: false,
-    includeHidden: isAriaHidden(el),
-    depth: 0,
-  };
+  const walk = walkFrom(el);
   const texts: string[] = [];
   const targets = labelledByTargets(el);
   if (targets.length > 0)
