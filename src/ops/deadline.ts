@@ -179,12 +179,17 @@ function lateAnswer(
     timing: timingSince(started, timeoutMs, rt.sessions.openingMs(session, started, openingBefore)),
   };
   if (!result.page) delete result.page;
-  const final = scrub(result, session.bound);
-  rt.logs?.record({
-    result: final,
-    args: scrub(request.args, session.bound),
-    run: request.run,
-    acts: false,
-  });
+  return recordAnswer(rt.logs, request, result);
+}
+
+/** An answer the op's phases did not build, scrubbed of the session's secrets and logged. */
+export function recordAnswer(
+  logs: SessionLog | undefined,
+  request: { args: unknown; session: Session; run?: RunRef },
+  result: ActionResult,
+): ActionResult {
+  const { bound } = request.session;
+  const final = scrub(result, bound);
+  logs?.record({ result: final, args: scrub(request.args, bound), run: request.run, acts: false });
   return final;
 }

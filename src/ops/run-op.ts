@@ -1,12 +1,11 @@
 import { OpError } from '../core/errors.js';
-import { scrub } from '../core/redact.js';
 import type { ActionResult } from '../core/result.js';
 import type { FileStore } from '../files/file-store.js';
 import type { Secrets } from '../secrets/secrets.js';
 import type { FlowLibrary } from '../flows/library.js';
 import type { RunRef } from '../flows/runner.js';
 import type { SessionLog } from '../logs/session-log.js';
-import { bounded } from './deadline.js';
+import { bounded, recordAnswer } from './deadline.js';
 import type { Session } from '../sessions/session.js';
 import type { SessionManager } from '../sessions/session-manager.js';
 import type { OpDefinition, Surface } from './define.js';
@@ -96,14 +95,7 @@ async function notStarted(rt: OpRuntime, request: OpRequest): Promise<ActionResu
     timing: { started_at_ms: now, duration_ms: 0, timeout_ms: session.settings.timeoutMs },
   };
   await rt.sessions.persist(session);
-  const final = scrub(result, session.bound);
-  rt.logs?.record({
-    result: final,
-    args: scrub(request.args, session.bound),
-    run: request.run,
-    acts: false,
-  });
-  return final;
+  return recordAnswer(rt.logs, request, result);
 }
 
 /**
