@@ -15,6 +15,18 @@ const LOG_LIMIT = 500;
  * waits for), main-frame navigations and how the last load ended, console and network entries.
  * `K` is how the driver names a request (Playwright's Request, a BiDi request id).
  */
+/** A page call SwiftBrowse made: when it started, and a promise that settles when it does. */
+export interface OwnCall {
+  readonly startedAt: number;
+  readonly settled: Promise<void>;
+}
+
+interface PageCall extends OwnCall {
+  fail(error: AwaitingServerError): void;
+}
+
+const noop = () => undefined;
+
 export class TabRecord<K> {
   readonly console = new BoundedLog<ConsoleEntry>(LOG_LIMIT);
   readonly network = new BoundedLog<NetworkEntry>(LOG_LIMIT);
@@ -29,8 +41,8 @@ export class TabRecord<K> {
   /** A main-frame navigation sent and not yet answered by its server. */
   private awaiting?: string;
   private sent = 0;
-  /** Page calls in flight: failed at once when a navigation starts to wait for its server. */
-  private readonly calls = new Set<(error: AwaitingServerError) => void>();
+  /** Page calls in flight, oldest first: failed at once when a navigation starts to wait for its server. */
+  private readonly calls = new Set<PageCall>();
   /** The awaited URL a probe was last sent for, and the one whose page answered it anyway. */
   private probed?: string;
   private answers?: string;
@@ -55,7 +67,7 @@ export class TabRecord<K> {
     // A same-document navigation (BiDi's historyUpdated) ends in the same task: it holds nothing.
     queueMicrotask(() => {
       if (this.awaiting !== url || this.answers === url) return;
-      for (const fail of this.calls) fail(new AwaitingServerError(url));
+      for (const call of this.calls) call.fail(new AwaitingServerError(url));
     });
   }
 
@@ -88,14 +100,20 @@ export class TabRecord<K> {
     }
     let fail = (_: AwaitingServerError) => {};
     const held = new Promise<never>((_, reject) => (fail = reject));
-    this.calls.add(fail);
     const work = call();
-    work.catch(() => undefined);
+    const entry: PageCall = { startedAt: Date.now(), settled: work.then(noop, noop), fail };
+    this.calls.add(entry);
     try {
       return await Promise.race([work, held]);
     } finally {
-      this.calls.delete(fail);
+      this.calls.delete(entry);
     }
+  }
+
+  /** The oldest page call still in flight: a probe of the page runs only after it. */
+  oldestCall(): OwnCall | undefined {
+    for (const call of this.calls) return call;
+    return undefined;
   }
 
   /**

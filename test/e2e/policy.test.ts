@@ -269,7 +269,8 @@ describe('non-web schemes are refused by default', () => {
       url: `${h.server.PREFIX}/status/302?to=${encodeURIComponent('file:///etc/passwd')}`,
     });
     assert.equal(redirect.body.ok, false, JSON.stringify(redirect.body));
-    assert.equal((await h.op('goto', { url: start })).body.ok, true);
+    const back = await h.op('goto', { url: start });
+    assert.equal(back.body.ok, true, JSON.stringify(back.body));
     await h.op('click', { target: { role: 'button', name: 'by script' } });
     await h.op('click', { target: { role: 'button', name: 'data popup' } });
     for (const tab of (await h.op('tab_list', {})).body.data?.tabs as { url: string }[]) {
@@ -364,7 +365,8 @@ describe('FILE_URL_DIRS', () => {
 
   test('a file page cannot reach another file by script or frame', async () => {
     const ok = pathToFileURL(join(files, 'ok.html')).href;
-    assert.equal((await h.op('goto', { url: ok })).body.ok, true);
+    const opened = await h.op('goto', { url: ok });
+    assert.equal(opened.body.ok, true, JSON.stringify(opened.body));
     const escape = await h.op('click', { target: { role: 'button', name: 'escape' } });
     assert.equal(escape.body.error?.kind, 'permission_denied', JSON.stringify(escape.body));
     const page = await h.op('snapshot', {});

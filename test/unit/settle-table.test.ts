@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AwaitingServerError } from '../../src/drivers/driver.js';
+import { pageAnswers } from '../../src/drivers/stuck-probe.js';
 import { TabRecord } from '../../src/drivers/tab-record.js';
 import {
   SETTLE_RULES,
@@ -466,5 +467,42 @@ describe("the driver's knowledge: a navigation waiting for its server", () => {
     record.download('http://app.test/f.csv');
     assert.equal(record.activity().awaitingServer, undefined);
     assert.equal(record.activity().lastNavigation, undefined);
+  });
+});
+
+describe('the deadline: is the page stuck in script', () => {
+  const ping = () => Promise.resolve();
+  const after = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+  test('a page that answers the probe is not stuck', async () => {
+    assert.equal(await pageAnswers(() => Promise.resolve(1), ping), true);
+  });
+
+  test('a page that does not answer within the window is stuck', async () => {
+    assert.equal(await pageAnswers(() => new Promise(() => {}), ping), false);
+  });
+
+  test('a probe queued behind our own slow lookup waits for it: the page is not stuck', async () => {
+    const record = new TabRecord<string>();
+    const lookup = after(700);
+    void record.pageCall(
+      () => lookup,
+      () => Promise.resolve(),
+    );
+    // The page answers the probe only once the lookup ahead of it is done, as a renderer does.
+    const answers = await pageAnswers(() => lookup, ping, record.oldestCall());
+    assert.equal(answers, true);
+  });
+
+  test('our own call held past 1 s is the stuck script: the probe does not wait for it', async () => {
+    const record = new TabRecord<string>();
+    void record.pageCall(
+      () => new Promise(() => {}),
+      () => Promise.resolve(),
+    );
+    await after(1000);
+    const started = Date.now();
+    assert.equal(await pageAnswers(() => new Promise(() => {}), ping, record.oldestCall()), false);
+    assert.ok(Date.now() - started < 700, `waited ${Date.now() - started} ms`);
   });
 });
