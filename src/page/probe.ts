@@ -242,6 +242,16 @@ export async function receivesAt(
   if (!el.isConnected) return DETACHED;
   const hit = deepElementFromPoint(point.x, point.y);
   if (receivesEvents(el, hit)) return { ok: true, point };
+  // The element left the point, rather than something covering it there.
+  const box = el.getBoundingClientRect();
+  if (point.x < box.left || point.x > box.right || point.y < box.top || point.y > box.bottom)
+    return {
+      ok: false,
+      blocker: 'moving',
+      message:
+        'it is still moving (an animation or layout shift): it left the point the pointer went to.',
+      point,
+    };
   return {
     ok: false,
     blocker: 'covered',
