@@ -140,7 +140,7 @@ export interface ResultShape {
   data?: Record<string, unknown>;
   evidence?: { path?: string }[];
   notes?: unknown[];
-  timing?: { browser_open_ms?: number };
+  timing?: { duration_ms?: number; browser_open_ms?: number };
 }
 
 export function resultOf(reply: Reply): ResultShape | undefined {
