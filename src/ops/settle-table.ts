@@ -59,6 +59,12 @@ export interface SettleRules {
    * those that may replace it (page/activity.ts): a same-document or a cancelled one never holds.
    */
   driverCatchUpMs: number;
+  /**
+   * How long short timers the action's handlers set (page/activity.ts) may hold the settle: their
+   * effect (a navigation, a render) then holds it by the rows above. A poll that keeps setting
+   * them costs no more than this.
+   */
+  deferredMs: number;
 }
 
 export const SETTLE_RULES: Omit<SettleRules, 'timeoutMs'> = {
@@ -67,6 +73,7 @@ export const SETTLE_RULES: Omit<SettleRules, 'timeoutMs'> = {
   graceMs: 30,
   pollMs: 25,
   driverCatchUpMs: 2000,
+  deferredMs: 700,
 };
 
 /** The table's rows, by name: what decided, for tests and for a reader. */
@@ -81,7 +88,8 @@ export type SettleRule =
   | 'page_unreadable'
   | 'navigation_unheard'
   | 'requests_in_flight'
-  | 'dom_changing';
+  | 'dom_changing'
+  | 'timer_pending';
 
 export type SettleDecision = (
   { kind: 'quiet' } | { kind: 'wait'; ms: number } | { kind: 'still_loading' }
@@ -102,7 +110,9 @@ export function decide(o: SettleObservation, rules: SettleRules): SettleDecision
   if (o.dialogPending) return stop('dialog_opened');
   if (o.look === 'first' && page && page.navigations === undefined && o.elapsedMs < rules.graceMs)
     return { kind: 'wait', ms: rules.graceMs - o.elapsedMs, rule: 'no_navigation_api_grace', seen };
-  if (page && !navigated && !network && page.mutations === 0) return stop('nothing_started');
+  const deferred = (page?.timersPending ?? 0) > 0 && o.elapsedMs < rules.deferredMs;
+  if (page && !navigated && !network && page.mutations === 0 && !deferred)
+    return stop('nothing_started');
 
   const quietMs = seen.loaded ? rules.quietMs : rules.domOnlyQuietMs;
   // Until the driver hears a navigation the page reported start, the old document reads as quiet.
@@ -123,7 +133,9 @@ export function decide(o: SettleObservation, rules: SettleRules): SettleDecision
           ? 'requests_in_flight'
           : page.sinceLastMutationMs < quietMs
             ? 'dom_changing'
-            : undefined;
+            : deferred
+              ? 'timer_pending'
+              : undefined;
   if (!holding) return stop('quiet');
   if (o.elapsedMs >= rules.timeoutMs) return { kind: 'still_loading', rule: 'deadline', seen };
   // Quiet is due sooner than the next poll: look again just then.

@@ -1,4 +1,5 @@
 import type { ActivityMark } from './protocol.js';
+import { ownSetTimeout } from './timers.js';
 
 /** Identifies this document: a new one after a navigation has a new id. */
 const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
@@ -59,6 +60,54 @@ function watchRequests(): void {
   };
 }
 
+/**
+ * A timer this short, set by what the action ran, is its deferred effect (a form handler that
+ * navigates 150 ms later, a debounced search): settling waits for it. A longer one is a toast's
+ * or a poll's, and is not waited for.
+ */
+const DEFERRED_TIMER_MS = 500;
+/** Timers set since the mark and not yet run or cleared, by id. */
+const deferred = new Set<number>();
+/**
+ * The mark the running timer callback was set under: a timer a poll that began before the mark
+ * sets is the poll's, not the action's. Undefined outside timer callbacks (handlers, promises).
+ */
+let timerEpoch: number | undefined;
+
+/** Counts the short timers the page sets from the action on; ours use timers.ts. */
+function watchTimers(): void {
+  // The DOM's timers, typed here: Node's types, also in this build, give setTimeout another shape.
+  type SetTimer = (handler: unknown, ms?: number, ...args: unknown[]) => number;
+  const timers = window as unknown as { setTimeout: SetTimer; clearTimeout: (id?: number) => void };
+  const pageSetTimeout = timers.setTimeout;
+  const pageClearTimeout = timers.clearTimeout;
+  timers.setTimeout = function setTimeout(handler, ms, ...args) {
+    if (typeof handler !== 'function') return pageSetTimeout.call(window, handler, ms, ...args);
+    const setUnder = timerEpoch ?? epoch;
+    const id = pageSetTimeout.call(
+      window,
+      (...callArgs: unknown[]) => {
+        deferred.delete(id);
+        const outer = timerEpoch;
+        timerEpoch = setUnder;
+        try {
+          (handler as (...a: unknown[]) => void).apply(window, callArgs);
+        } finally {
+          timerEpoch = outer;
+        }
+      },
+      ms,
+      ...args,
+    );
+    if (setUnder === epoch && (Number(ms) || 0) <= DEFERRED_TIMER_MS) deferred.add(id);
+    return id;
+  };
+  timers.clearTimeout = function clearTimeout(id) {
+    if (id !== undefined) deferred.delete(id);
+    pageClearTimeout.call(window, id);
+  };
+}
+
 /** The parts of the Navigation API read here (TypeScript's DOM lib does not declare it yet). */
 interface NavigateEventLike extends Event {
   /** Absent in a browser without the property: such a navigation counts, as it always did. */
@@ -116,8 +165,10 @@ export function mark(): void {
   requestsSinceMark = 0;
   leaving = [];
   submits = [];
+  deferred.clear();
   if (observer) return;
   watchRequests();
+  watchTimers();
   navigationApi?.addEventListener('navigate', (e) => onNavigate(e));
   navigationApi?.addEventListener('currententrychange', onEntryChange);
   window.addEventListener('submit', (e) => submits.push(e as SubmitEvent), true);
@@ -142,6 +193,7 @@ export function activity(): ActivityMark {
     sinceLastMutationMs: performance.now() - lastMutation,
     requests: requestsSinceMark,
     requestsOpen,
+    timersPending: deferred.size,
     // A submission counts until its own navigate event does: the larger of the two. A cancel is
     // read now, once every listener of the event has run.
     navigations: navigationApi
@@ -164,8 +216,8 @@ const FRAME_WAIT_LIMIT_MS = 30;
  */
 export async function activityAfterFrame(): Promise<ActivityMark> {
   await new Promise<void>((resolve) => {
-    requestAnimationFrame(() => setTimeout(resolve, 0));
-    setTimeout(resolve, FRAME_WAIT_LIMIT_MS);
+    requestAnimationFrame(() => ownSetTimeout(resolve, 0));
+    ownSetTimeout(resolve, FRAME_WAIT_LIMIT_MS);
   });
   return activity();
 }

@@ -1,5 +1,6 @@
 import type { Budget } from './budget.js';
 import type { TextMatcher } from './protocol.js';
+import { ownClearTimeout, ownSetTimeout } from './timers.js';
 
 export function normaliseSpace(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
@@ -137,7 +138,7 @@ export function isDisabled(el: Element): boolean {
 }
 
 export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
+  return new Promise((r) => ownSetTimeout(r, ms));
 }
 
 /**
@@ -149,10 +150,10 @@ export function sleep(ms: number): Promise<void> {
 export function nextFrame(): Promise<number> {
   return new Promise((resolve) => {
     const clock = () => Number(document.timeline.currentTime ?? performance.now());
-    const timer = setTimeout(() => resolve(clock()), 50);
+    const timer = ownSetTimeout(() => resolve(clock()), 50);
     requestAnimationFrame(() => {
-      clearTimeout(timer);
-      setTimeout(() => resolve(clock()), 0);
+      ownClearTimeout(timer);
+      ownSetTimeout(() => resolve(clock()), 0);
     });
   });
 }

@@ -141,6 +141,8 @@ export interface ActivityMark {
   /** fetch and XHR requests the page started since the mark, and those not answered yet. */
   requests: number;
   requestsOpen: number;
+  /** Timers of 500 ms or less the action's handlers set and that have not run yet. */
+  timersPending: number;
   /**
    * Navigations since the mark that may replace the document (not same-document ones, not ones the
    * page cancelled); absent without the Navigation API.

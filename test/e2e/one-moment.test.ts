@@ -20,11 +20,8 @@ const open = (page: string) => h.op('goto', { url: `${h.server.PREFIX}/${page}` 
 const changesOf = (body: { data?: Record<string, unknown> }) =>
   (body.data?.changes ?? {}) as Changes;
 
-/**
- * The settle did not hold for the driver to hear a navigation (settle-table.ts navigation_unheard):
- * that row holds for driverCatchUpMs, so a settle phase shorter than it did not take the row.
- */
-async function assertNoCatchUp(actionId: string | undefined): Promise<void> {
+/** The settle phase the log holds for one action, in ms. */
+async function settleMsOf(actionId: string | undefined): Promise<number> {
   await h.app.runtime.logs!.flush();
   const text = readFileSync(join(h.dataDir, 'logs', 't', 'events.jsonl'), 'utf8');
   const line = text
@@ -34,6 +31,15 @@ async function assertNoCatchUp(actionId: string | undefined): Promise<void> {
     .find((l) => l.action_id === actionId);
   const settleMs = line?.phases?.settle;
   assert.ok(settleMs !== undefined, `no settle phase logged for ${actionId}`);
+  return settleMs;
+}
+
+/**
+ * The settle did not hold for the driver to hear a navigation (settle-table.ts navigation_unheard):
+ * that row holds for driverCatchUpMs, so a settle phase shorter than it did not take the row.
+ */
+async function assertNoCatchUp(actionId: string | undefined): Promise<void> {
+  const settleMs = await settleMsOf(actionId);
   assert.ok(settleMs < SETTLE_RULES.driverCatchUpMs, `settle took ${settleMs} ms`);
 }
 
@@ -67,6 +73,29 @@ describe('the answer describes one moment', () => {
     assert.equal(changes.no_change, undefined, JSON.stringify(changes));
     assert.match(changes.added ?? '', /Three invoices are due this week/);
     assert.ok(r.body.notes?.includes('navigated'), JSON.stringify(r.body.notes));
+  });
+
+  test('a click whose handler navigates 400 ms later, with no expect, answers on the new page', async () => {
+    h.server.setContent(
+      '/deferred-login.html',
+      `<title>Sign in</title>
+       <button onclick="setTimeout(() => { location.href = 'deferred-home.html'; }, 400)">Sign in</button>
+       <button onclick="this.dataset.pressed = 1">Help</button>
+       <script>setInterval(() => {}, 100); setTimeout(function poll() { setTimeout(poll, 200); }, 50);</script>`,
+    );
+    h.server.setContent('/deferred-home.html', `<title>Home</title><p>Two messages wait.</p>`);
+    await open('deferred-login.html');
+    const r = await h.op('click', { target: { role: 'button', name: 'Sign in' } });
+    assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
+    assert.match(r.body.page!.url, /deferred-home\.html$/, JSON.stringify(r.body));
+    assert.ok(r.body.notes?.includes('navigated'), JSON.stringify(r.body.notes));
+    assert.match(changesOf(r.body).added ?? '', /Two messages wait/);
+    // The page's own poll, begun before the click, is not the click's: it holds no settle.
+    await open('deferred-login.html');
+    const help = await h.op('click', { target: { role: 'button', name: 'Help' } });
+    assert.equal(help.body.ok, true, JSON.stringify(help.body.error));
+    const settleMs = await settleMsOf(help.body.action_id);
+    assert.ok(settleMs < SETTLE_RULES.deferredMs, `settle took ${settleMs} ms`);
   });
 
   test('a route change by timer 700 ms after the click, with no request, shows the new route', async () => {

@@ -20,6 +20,7 @@ const AT_REST: PageMark = {
   sinceLastMutationMs: 0,
   requests: 0,
   requestsOpen: 0,
+  timersPending: 0,
   navigations: 0,
   documentId: 'doc-1',
 };
@@ -275,6 +276,27 @@ const TABLE: Row[] = [
     look: { dialogPending: true, driver: { requestsStarted: 1, requestsInFlight: 1 } },
     expected: { kind: 'quiet', rule: 'dialog_opened' },
   },
+  // A handler that defers its effect: setTimeout(() => location.href = …, 150) or a debounce.
+  {
+    name: 'deferred navigation: a short timer the handler set holds the first look',
+    look: { look: 'first', elapsedMs: 60, page: { timersPending: 1, sinceLastMutationMs: 60 } },
+    expected: { kind: 'wait', ms: 25, rule: 'timer_pending' },
+  },
+  {
+    name: 'deferred navigation: the timer ran and navigated; the navigation holds from here',
+    look: { elapsedMs: 420, page: { timersPending: 0, navigations: 1 } },
+    expected: { kind: 'wait', ms: 25, rule: 'navigation_unheard' },
+  },
+  {
+    name: 'a poll that keeps setting short timers holds no longer than deferredMs',
+    look: { elapsedMs: 700, page: { timersPending: 1 } },
+    expected: { kind: 'quiet', rule: 'nothing_started' },
+  },
+  {
+    name: 'a short timer beside a render: quiet once the render is and the timer ran',
+    look: { elapsedMs: 300, page: { timersPending: 1, mutations: 2, sinceLastMutationMs: 200 } },
+    expected: { kind: 'wait', ms: 25, rule: 'timer_pending' },
+  },
   {
     name: 'tab closed by the action (window.close): nothing left to wait for',
     look: { tabClosed: true, page: { unreadable: 'failed' } },
@@ -320,6 +342,7 @@ describe('the settle decision table', () => {
       'navigation_unheard',
       'requests_in_flight',
       'dom_changing',
+      'timer_pending',
     ];
     assert.deepEqual(
       rules.filter((r) => !rows.has(r)),
