@@ -148,6 +148,11 @@ export class DialogGate {
     }
   }
 
+  /** Whether the page raised a dialog in the last STORM_WINDOW_MS. */
+  raisedRecently(): boolean {
+    return this.inWindow() > 0;
+  }
+
   /** Counts one more dialog in the window and answers how many it holds. */
   private count(): number {
     this.inWindow();

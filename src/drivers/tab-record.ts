@@ -32,8 +32,9 @@ export class TabRecord<K> {
   readonly network = new BoundedLog<NetworkEntry>(LOG_LIMIT);
   navigations = 0;
   lastNavigation?: NavigationOutcome & { url: string };
-  /** The URL of the last main-frame navigation sent, answered or not. */
+  /** The URL of the last main-frame navigation sent, answered or not, and when. */
   lastSent?: string;
+  lastSentAt = 0;
   private requestSeq = 0;
   private readonly inFlight = new Map<K, number>();
   /** URLs that turned into downloads: the browser aborts their navigation, the page stays. */
@@ -64,6 +65,7 @@ export class TabRecord<K> {
     }
     this.awaiting = url;
     this.lastSent = url;
+    this.lastSentAt = Date.now();
     // A same-document navigation (BiDi's historyUpdated) ends in the same task: it holds nothing.
     queueMicrotask(() => {
       if (this.awaiting !== url || this.answers === url) return;

@@ -304,18 +304,18 @@ export class WebDriverSession implements BrowserSession, TabHost {
     return tab;
   }
 
-  async pageCrashed(context: string): Promise<boolean> {
+  async pageCrashed(context: string): Promise<'crashed' | 'alive' | 'unanswered'> {
     const asked = (async () => {
       try {
         await this.driver.switchTo().window(context);
         await this.driver.getTitle();
-        return false;
+        return 'alive' as const;
       } catch (e) {
-        return /tab crashed|page crash/i.test((e as Error).message);
+        return /tab crashed|page crash/i.test((e as Error).message) ? 'crashed' : 'alive';
       }
     })();
-    // A page without a document that classic WebDriver cannot answer for either is gone too.
-    return within(asked, CRASH_CONFIRM_MS, true);
+    // A page without a document that classic WebDriver cannot answer for either is likely gone.
+    return within(asked, CRASH_CONFIRM_MS, 'unanswered' as const);
   }
 
   onTabOpened(listener: (tab: BrowserTab) => void): void {

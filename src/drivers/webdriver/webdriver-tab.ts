@@ -34,12 +34,17 @@ import { scaleToJpeg } from './scaled-capture.js';
 /** What the session needs from a tab's owner: file input goes through classic WebDriver. */
 export interface TabHost {
   setInputFiles(context: string, frames: FramePath, handle: number, paths: string[]): Promise<void>;
-  /** Whether the tab's page crashed: BiDi has no event for it, classic WebDriver says "tab crashed". */
-  pageCrashed(context: string): Promise<boolean>;
+  /**
+   * Whether the tab's page crashed: BiDi has no event for it, classic WebDriver says "tab crashed";
+   * `unanswered` when classic WebDriver did not say within a second.
+   */
+  pageCrashed(context: string): Promise<'crashed' | 'alive' | 'unanswered'>;
 }
 
 /** A window realm gone this long with none after it is not a navigation (they swap at once). */
 const REALM_GAP_MS = 300;
+/** How long after a navigation or a dialog a slow classic crash check is asked again. */
+const CRASH_BUSY_MS = 2000;
 
 /** BiDi events this tab is told about (the session routes them by context). */
 export interface BidiRequest {
@@ -232,8 +237,19 @@ export class WebDriverTab implements BrowserTab {
       if (this.realm || this.closed || this.dead) return;
       // No document yet is what a navigation waiting for its server looks like: look again later.
       if (this.activity().awaitingServer) return this.checkCrashed();
-      void this.host.pageCrashed(this.context).then((yes) => yes && this.onCrashed());
+      void this.host.pageCrashed(this.context).then((verdict) => {
+        if (verdict === 'crashed') return this.onCrashed();
+        // Classic WebDriver waits for a navigation under way and behind a page's dialogs: no
+        // answer then is no sign of a crash (a storming page left at load 20 was taken for one).
+        if (verdict === 'unanswered')
+          return this.busyLately() ? this.checkCrashed() : this.onCrashed();
+      });
     }, REALM_GAP_MS);
+  }
+
+  /** A navigation sent or a dialog raised in the last CRASH_BUSY_MS. */
+  private busyLately(): boolean {
+    return this.dialogs.raisedRecently() || Date.now() - this.record.lastSentAt < CRASH_BUSY_MS;
   }
 
   private onCrashed(): void {
