@@ -14,15 +14,16 @@ const PROBE_LIMIT_MS = 3000;
 /**
  * SwiftBrowse's own page call (a lookup, a read) younger than this is waited for before the
  * probe, which would queue behind it: on a loaded machine a lookup's walk is not a stuck page.
- * An older one is the page's stuck script, or our own call held by it.
+ * An older one is the page's stuck script, or our own call held by it. Short, as the wait comes
+ * out of the margin the op has to give its own answer.
  */
-const OWN_CALL_MS = 1000;
+const OWN_CALL_MS = 500;
 
 /**
  * Whether the page answers. A page counts as stuck only when a command the browser answers
  * without the page (`ping`) comes back and the page still has not answered `probe` within
  * LINK_FACTOR times that round trip (never less than PROBE_WAIT_MS): a slow link is not a stuck page.
- * `busy` is the tab's oldest page call of our own still in flight.
+ * `busy` is the tab's oldest page call of our own still in flight, unless the page's dialogs hold it.
  */
 export async function pageAnswers(
   probe: () => Promise<unknown>,

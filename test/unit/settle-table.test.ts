@@ -507,7 +507,7 @@ describe('the deadline: is the page stuck in script', () => {
 
   test('a probe queued behind our own slow lookup waits for it: the page is not stuck', async () => {
     const record = new TabRecord<string>();
-    const lookup = after(700);
+    const lookup = after(450);
     void record.pageCall(
       () => lookup,
       () => Promise.resolve(),
@@ -517,13 +517,13 @@ describe('the deadline: is the page stuck in script', () => {
     assert.equal(answers, true);
   });
 
-  test('our own call held past 1 s is the stuck script: the probe does not wait for it', async () => {
+  test('our own call held past 500 ms is the stuck script: the probe does not wait for it', async () => {
     const record = new TabRecord<string>();
     void record.pageCall(
       () => new Promise(() => {}),
       () => Promise.resolve(),
     );
-    await after(1000);
+    await after(500);
     const started = Date.now();
     assert.equal(await pageAnswers(() => new Promise(() => {}), ping, record.oldestCall()), false);
     assert.ok(Date.now() - started < 700, `waited ${Date.now() - started} ms`);

@@ -516,7 +516,7 @@ export class PlaywrightTab implements BrowserTab {
             (await (this.cdp ??= this.page.context().newCDPSession(this.page))).send(
               'Browser.getVersion',
             ),
-          this.record.oldestCall(),
+          this.dialogs.raisedRecently() ? undefined : this.record.oldestCall(),
         );
         if (answers) return false;
         const cdp = await (

@@ -671,7 +671,7 @@ export class WebDriverTab implements BrowserTab {
       () => this.rawEvaluate(this.context, '1'),
       // The browser answers this without the page.
       () => this.bidi.call('browsingContext.getTree', { maxDepth: 0 }),
-      this.record.oldestCall(),
+      this.dialogs.raisedRecently() ? undefined : this.record.oldestCall(),
     );
     // WebDriver has no way to stop a page's script: the session replaces the tab.
     return answers ? 'answering' : 'stuck';
