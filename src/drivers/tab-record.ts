@@ -10,11 +10,6 @@ import {
 /** Entries kept per tab and per kind; older ones are dropped and counted. */
 const LOG_LIMIT = 500;
 
-/**
- * What a tab has seen, kept by the same rules on every backend: requests in flight (what settling
- * waits for), main-frame navigations and how the last load ended, console and network entries.
- * `K` is how the driver names a request (Playwright's Request, a BiDi request id).
- */
 /** A page call SwiftBrowse made: when it started, and a promise that settles when it does. */
 export interface OwnCall {
   readonly startedAt: number;
@@ -27,6 +22,11 @@ interface PageCall extends OwnCall {
 
 const noop = () => undefined;
 
+/**
+ * What a tab has seen, kept by the same rules on every backend: requests in flight (what settling
+ * waits for), main-frame navigations and how the last load ended, console and network entries.
+ * `K` is how the driver names a request (Playwright's Request, a BiDi request id).
+ */
 export class TabRecord<K> {
   readonly console = new BoundedLog<ConsoleEntry>(LOG_LIMIT);
   readonly network = new BoundedLog<NetworkEntry>(LOG_LIMIT);
