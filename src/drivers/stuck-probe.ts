@@ -19,17 +19,38 @@ const PROBE_LIMIT_MS = 3000;
  */
 const OWN_CALL_MS = 500;
 
+/** How long a page seen in script gets to finish it by itself before it is stopped. */
+const FREED_MS = 100;
+
 /**
- * Whether the page answers. A page counts as stuck only when a command the browser answers
- * without the page (`ping`) comes back and the page still has not answered `probe` within
- * LINK_FACTOR times that round trip (never less than PROBE_WAIT_MS): a slow link is not a stuck page.
- * `busy` is the tab's oldest page call of our own still in flight, unless the page's dialogs hold it.
+ * What a page that ran past an op's time is doing: it answers (a slow promise, nothing stuck), it
+ * runs a script that holds it (stop it), or it is laying out or painting a large document, which
+ * no stop can shorten and stopping would only arm against the page's next script.
  */
-export async function pageAnswers(
-  probe: () => Promise<unknown>,
-  ping: () => Promise<unknown>,
-  busy?: OwnCall,
-): Promise<boolean> {
+export type PageState = 'answering' | 'script' | 'rendering';
+
+export interface PageQuestions {
+  /** A trivial script in the page: it answers unless the page's thread is held. */
+  probe: () => Promise<unknown>;
+  /** A command the browser answers without the page: the link's own round trip. */
+  ping: () => Promise<unknown>;
+  /** The tab's oldest page call of our own still in flight, unless the page's dialogs hold it. */
+  busy?: OwnCall;
+  /**
+   * A command the renderer answers between two steps of a running script but not during layout
+   * (Chromium: `Performance.getMetrics`); without it a page that does not answer is in script.
+   */
+  inScript?: () => Promise<unknown>;
+}
+
+/**
+ * Whether the page answers, and if not, why. A page counts as held only when `ping` comes back
+ * and the page still has not answered `probe` within LINK_FACTOR times that round trip (never less
+ * than PROBE_WAIT_MS): a slow link is not a stuck page. A held page that answers `inScript` within
+ * PROBE_WAIT_MS is running script; one that does not is rendering.
+ */
+export async function pageState(questions: PageQuestions): Promise<PageState> {
+  const { probe, ping, busy, inScript } = questions;
   if (busy && Date.now() - busy.startedAt < OWN_CALL_MS)
     await within(busy.settled, busy.startedAt + OWN_CALL_MS - Date.now(), undefined);
   const started = Date.now();
@@ -46,5 +67,21 @@ export async function pageAnswers(
     PROBE_LIMIT_MS,
   );
   const waitMs = Math.min(Math.max(PROBE_WAIT_MS, linkMs * LINK_FACTOR), PROBE_LIMIT_MS);
-  return within(answered, started + waitMs - Date.now(), false);
+  if (await within(answered, started + waitMs - Date.now(), false)) return 'answering';
+  if (!inScript) return 'script';
+  // Asked only now: on a page at rest it would cost a round trip on every late op.
+  const how = await within(
+    Promise.race([
+      answered.then(() => 'answering' as const),
+      inScript().then(
+        () => 'script' as const,
+        () => 'answering' as const, // a page that fails the call is gone, not stuck
+      ),
+    ]),
+    PROBE_WAIT_MS,
+    'rendering' as const,
+  );
+  if (how !== 'script') return how;
+  // A stop sent to a page whose script just ended would wait for its next script: let it end first.
+  return (await within(answered, FREED_MS, false)) ? 'answering' : 'script';
 }

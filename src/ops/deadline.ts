@@ -113,14 +113,17 @@ export function bounded(
       const result = await within(work, guard.composite ? HOLD_MS : left, LATE);
       if (result !== LATE) return reported(rt, session, result);
     }
-    const interruption = await rt.sessions
+    const found = await rt.sessions
       .interrupt(session, request.op, timeoutMs, INTERRUPT_MS)
       .catch(() => undefined);
+    const rendering = found === 'rendering';
+    const interruption = rendering ? undefined : found;
     const left = due() + DEADLINE_MARGIN_MS - Date.now() - 50;
     const activity = session.activeTab()?.activity(requestsBefore);
-    // A page that keeps loading (a server not answering or not finishing, a reload loop) never
-    // lets a read finish.
+    // A page that keeps loading (a server not answering or not finishing, a reload loop, a layout
+    // of a huge document) never lets a read finish.
     const loading =
+      rendering ||
       !!activity?.awaitingServer ||
       (activity?.requestsInFlight ?? 0) > 0 ||
       (activity?.navigationsSent ?? 0) - navigationsBefore >= LOOPING_NAVIGATIONS;
@@ -131,7 +134,7 @@ export function bounded(
     // Stopped and still stuck: the browser is let go of, so the op's calls fail now.
     if (interruption) rt.sessions.abandonBrowser(session);
     interrupted = !!interruption;
-    return lateAnswer(rt, request, started, openingBefore, timeoutMs, interruption);
+    return lateAnswer(rt, request, started, openingBefore, timeoutMs, interruption, rendering);
   })();
   const done = answer.then(() => within(work, interrupted ? HOLD_MS : LATE_HOLD_MS, undefined));
   return { answer, done };
@@ -158,14 +161,20 @@ function lateAnswer(
   openingBefore: number,
   timeoutMs: number,
   interruption: Interruption | undefined,
+  rendering: boolean,
 ): ActionResult {
   const { session } = request;
   const taken = rt.sessions.takeInterruption(session) ?? interruption;
   const tab = session.activeTab();
   const waiting = tab?.activity().awaitingServer;
+  const why = waiting
+    ? `: the page is still loading ${waiting} (its server has not answered yet)`
+    : rendering && tab
+      ? `: the page ${tab.url()} is still rendering (laying out a large document, not running a script, so nothing was stopped)`
+      : '';
   const message = taken
     ? `${taken.error.message} It still did not answer after that, so its browser was ended: the next op opens a new one on the last URL.`
-    : `${request.op} did not finish within its timeout of ${timeoutMs} ms${waiting ? `: the page is still loading ${waiting} (its server has not answered yet)` : ''}. It may still complete in the browser: read the page (snapshot) before repeating it, or give it a longer timeout.`;
+    : `${request.op} did not finish within its timeout of ${timeoutMs} ms${why}. It may still complete in the browser: read the page (snapshot) before repeating it, or give it a longer timeout.`;
   const notes = taken ? [taken.note] : [];
   const result: ActionResult = {
     ok: false,

@@ -359,14 +359,15 @@ export class SessionManager {
    * Frees a session whose op ran past its time with the page stuck in script (an endless loop, a
    * catastrophic regex): Playwright stops the script and the page stays; WebDriver cannot, so the
    * tab is closed and a new one opens on the last page an op finished on. Undefined when the page
-   * answers (nothing is stuck: a slow promise, a server still sending the page).
+   * answers (nothing is stuck: a slow promise, a server still sending the page); 'rendering' when
+   * it is laying out a large document, which nothing can stop or shorten.
    */
   async interrupt(
     session: Session,
     op: string,
     timeoutMs: number,
     waitMs: number,
-  ): Promise<Interruption | undefined> {
+  ): Promise<Interruption | 'rendering' | undefined> {
     const browser = session.browser;
     const tab = session.activeTab();
     if (!browser || browser.isClosed() || !tab || tab.isClosed() || tab.crashed()) return undefined;
@@ -375,6 +376,7 @@ export class SessionManager {
     const ran = `${op} did not finish within its timeout of ${timeoutMs} ms: a script in the page ${url} kept running (an endless loop, a handler that never returns, or a regex that does not end)`;
     const outcome = await within(tab.interrupt(), waitMs, 'stuck' as const);
     if (outcome === 'answering') return undefined;
+    if (outcome === 'rendering') return outcome;
     if (outcome === 'stopped') {
       return this.interrupted
         .set(session, {

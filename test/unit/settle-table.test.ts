@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AwaitingServerError } from '../../src/drivers/driver.js';
-import { pageAnswers } from '../../src/drivers/stuck-probe.js';
+import { pageState } from '../../src/drivers/stuck-probe.js';
 import { TabRecord } from '../../src/drivers/tab-record.js';
 import {
   SETTLE_RULES,
@@ -498,11 +498,11 @@ describe('the deadline: is the page stuck in script', () => {
   const after = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
   test('a page that answers the probe is not stuck', async () => {
-    assert.equal(await pageAnswers(() => Promise.resolve(1), ping), true);
+    assert.equal(await pageState({ probe: () => Promise.resolve(1), ping }), 'answering');
   });
 
   test('a page that does not answer within the window is stuck', async () => {
-    assert.equal(await pageAnswers(() => new Promise(() => {}), ping), false);
+    assert.equal(await pageState({ probe: () => new Promise(() => {}), ping }), 'script');
   });
 
   test('a probe queued behind our own slow lookup waits for it: the page is not stuck', async () => {
@@ -513,8 +513,8 @@ describe('the deadline: is the page stuck in script', () => {
       () => Promise.resolve(),
     );
     // The page answers the probe only once the lookup ahead of it is done, as a renderer does.
-    const answers = await pageAnswers(() => lookup, ping, record.oldestCall());
-    assert.equal(answers, true);
+    const state = await pageState({ probe: () => lookup, ping, busy: record.oldestCall() });
+    assert.equal(state, 'answering');
   });
 
   test('our own call held past 500 ms is the stuck script: the probe does not wait for it', async () => {
@@ -525,7 +525,35 @@ describe('the deadline: is the page stuck in script', () => {
     );
     await after(500);
     const started = Date.now();
-    assert.equal(await pageAnswers(() => new Promise(() => {}), ping, record.oldestCall()), false);
+    const busy = record.oldestCall();
+    assert.equal(await pageState({ probe: () => new Promise(() => {}), ping, busy }), 'script');
     assert.ok(Date.now() - started < 700, `waited ${Date.now() - started} ms`);
+  });
+
+  const held = () => new Promise(() => {});
+
+  test('a held page that answers between two steps of its script is in script', async () => {
+    const inScript = () => after(40);
+    assert.equal(await pageState({ probe: held, ping, inScript }), 'script');
+  });
+
+  test('a held page that does not answer even that is laying out: rendering, not stopped', async () => {
+    assert.equal(await pageState({ probe: held, ping, inScript: held }), 'rendering');
+  });
+
+  test('a page whose script ends as it is asked is left alone, not armed to stop', async () => {
+    const ends = after(400);
+    const state = await pageState({ probe: () => ends, ping, inScript: () => after(50) });
+    assert.equal(state, 'answering');
+  });
+
+  test('a page that finishes its layout while asked answers', async () => {
+    const laidOut = after(450);
+    const state = await pageState({
+      probe: () => laidOut,
+      ping,
+      inScript: () => laidOut.then(() => after(5)),
+    });
+    assert.equal(state, 'answering');
   });
 });

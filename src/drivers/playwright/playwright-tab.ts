@@ -31,7 +31,7 @@ import {
   type TabActivity,
 } from '../driver.js';
 import { DialogGate, SILENCE_DIALOGS } from '../dialog-gate.js';
-import { pageAnswers } from '../stuck-probe.js';
+import { pageState } from '../stuck-probe.js';
 import { pageApiExpression } from '../page-script.js';
 import { OneAtATime } from '../one-at-a-time.js';
 import { TabRecord } from '../tab-record.js';
@@ -507,35 +507,37 @@ export class PlaywrightTab implements BrowserTab {
     // The main frame's renderer and each out-of-process iframe's run script on threads of their
     // own; a same-process iframe has no session of its own and stops with its parent's.
     const main = this.page.mainFrame();
-    const stopped = await Promise.all(
+    const browserSession = () => (this.cdp ??= this.page.context().newCDPSession(this.page));
+    const states = await Promise.all(
       this.page.frames().map(async (frame) => {
-        const answers = await pageAnswers(
-          () => frame.evaluate('1'),
-          // The browser process answers this without the page's renderer.
-          async () =>
-            (await (this.cdp ??= this.page.context().newCDPSession(this.page))).send(
-              'Browser.getVersion',
-            ),
-          this.dialogs.raisedRecently() ? undefined : this.record.oldestCall(),
-        );
-        if (answers) return false;
-        const cdp = await (
-          frame === main
-            ? (this.cdp ??= this.page.context().newCDPSession(this.page))
-            : this.page.context().newCDPSession(frame)
-        ).catch(() => undefined);
-        if (!cdp) return false;
-        // Stops the script running now: the calls waiting on it fail, the page answers again.
-        await within(
-          cdp.send('Runtime.terminateExecution').catch(() => undefined),
-          1000,
-          undefined,
-        );
-        if (frame !== main) await cdp.detach().catch(() => undefined);
-        return true;
+        // An out-of-process iframe has a session of its own, opened only for a page that is held.
+        let own: Promise<CDPSession> | undefined;
+        const session = () =>
+          frame === main ? browserSession() : (own ??= this.page.context().newCDPSession(frame));
+        try {
+          const state = await pageState({
+            probe: () => frame.evaluate('1'),
+            // The browser process answers this without the page's renderer.
+            ping: async () => (await browserSession()).send('Browser.getVersion'),
+            busy: this.dialogs.raisedRecently() ? undefined : this.record.oldestCall(),
+            // Chromium answers this between two steps of a running script, not during layout.
+            inScript: async () => (await session()).send('Performance.getMetrics'),
+          });
+          if (state !== 'script') return state;
+          // Stops the script running now: the calls waiting on it fail, the page answers again.
+          await within(
+            (await session()).send('Runtime.terminateExecution').catch(() => undefined),
+            1000,
+            undefined,
+          );
+          return 'stopped' as const;
+        } finally {
+          void own?.then((cdp) => cdp.detach()).catch(() => undefined);
+        }
       }),
     );
-    return stopped.some(Boolean) ? 'stopped' : 'answering';
+    if (states.includes('stopped')) return 'stopped';
+    return states.includes('rendering') ? 'rendering' : 'answering';
   }
 
   async bringToFront(): Promise<void> {

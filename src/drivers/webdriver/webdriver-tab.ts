@@ -23,7 +23,7 @@ import {
   frameScale,
 } from '../driver.js';
 import { DialogGate, SILENCE_DIALOGS } from '../dialog-gate.js';
-import { pageAnswers } from '../stuck-probe.js';
+import { pageState } from '../stuck-probe.js';
 import { pageApiExpression } from '../page-script.js';
 import { OneAtATime } from '../one-at-a-time.js';
 import { BidiError, fromRemote, type Bidi, type RemoteValue } from './bidi.js';
@@ -667,14 +667,15 @@ export class WebDriverTab implements BrowserTab {
   async interrupt(): Promise<InterruptOutcome> {
     // A navigation waiting for its server holds every command, yet no script runs to stop.
     if (this.dead || this.isClosed() || this.activity().awaitingServer) return 'answering';
-    const answers = await pageAnswers(
-      () => this.rawEvaluate(this.context, '1'),
+    const state = await pageState({
+      probe: () => this.rawEvaluate(this.context, '1'),
       // The browser answers this without the page.
-      () => this.bidi.call('browsingContext.getTree', { maxDepth: 0 }),
-      this.dialogs.raisedRecently() ? undefined : this.record.oldestCall(),
-    );
+      ping: () => this.bidi.call('browsingContext.getTree', { maxDepth: 0 }),
+      busy: this.dialogs.raisedRecently() ? undefined : this.record.oldestCall(),
+      // BiDi has no command that tells a running script from a layout: a held page is stuck.
+    });
     // WebDriver has no way to stop a page's script: the session replaces the tab.
-    return answers ? 'answering' : 'stuck';
+    return state === 'answering' ? 'answering' : 'stuck';
   }
 
   /** Ends a tab stuck in script: the calls waiting on its page fail with `error` at once. */
