@@ -176,7 +176,7 @@ export async function runLoad(options: {
     let lastRefusal = '';
     const init = mcpInitialize('flood');
     for (let i = 0; i < options.mcpInits; i++) {
-      const r = await send(server.url, '/mcp', {
+      const r = await send(server.url, '/mcp?session=flood', {
         method: 'POST',
         headers: {
           'content-type': 'application/json',

@@ -85,3 +85,10 @@ export function compactResult(result: ActionResult): ActionResult {
   if (!out.page) delete out.page;
   return out;
 }
+
+/** A call's news: the step it started, and how many of how many are done when that is known. */
+export interface Progress {
+  message: string;
+  done?: number;
+  total?: number;
+}

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { OpError, toOpError, type ErrorInfo } from '../core/errors.js';
-import type { ActionResult, Evidence } from '../core/result.js';
+import type { ActionResult, Evidence, Progress } from '../core/result.js';
 import { describeTarget, type Target } from '../core/target.js';
 import { DEFAULT_FLOW_TIMEOUT_S, type Flow, type FlowStep } from './document.js';
 import { hintFor } from './hints.js';
@@ -77,7 +77,7 @@ export interface FlowRunOutcome {
 export interface StepRunner {
   runStep(op: string, args: unknown, ref: RunRef, signal: AbortSignal): Promise<ActionResult>;
   /** The step the run is on, for progress notifications. */
-  progress(message: string): void;
+  progress(news: Progress): void;
   /** Aborted when the caller cancels: no further step starts. */
   signal?: AbortSignal;
 }
@@ -226,9 +226,11 @@ export async function runFlow(
       error = timedOut(flow, label, n, budgetMs);
       break;
     }
-    runner.progress(
-      `step ${n}/${flow.steps.length}: ${step.id ? `${step.id} (${step.op})` : step.op}`,
-    );
+    runner.progress({
+      message: `step ${n}/${flow.steps.length}: ${step.id ? `${step.id} (${step.op})` : step.op}`,
+      done: i,
+      total: flow.steps.length,
+    });
     const args = mapStrings(step.args ?? {}, (s) => substituteText(s, values)) as Record<
       string,
       unknown

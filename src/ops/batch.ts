@@ -34,8 +34,12 @@ export const batch = defineOp({
         `batch: step ${nestedBatch + 1} is a batch; put its steps in this list instead.`,
       );
     const results: ActionResult[] = [];
-    for (const step of args.steps) {
-      const result = await ctx.runNested(step.op, step.args ?? {});
+    const total = args.steps.length;
+    for (const [done, step] of args.steps.entries()) {
+      const message = `step ${done + 1}/${total}: ${step.op}`;
+      const result = await ctx.runNested(step.op, step.args ?? {}, {
+        progress: { message, done, total },
+      });
       results.push(result);
       if (!result.ok && !args.continue_on_error) break;
       if (ctx.signal?.aborted) break;

@@ -6,7 +6,7 @@ import type { Check, Evidence, TargetSummary } from '../core/result.js';
 import type { BrowserTab } from '../drivers/driver.js';
 import type { Session } from '../sessions/session.js';
 import type { SessionManager } from '../sessions/session-manager.js';
-import type { ActionResult } from '../core/result.js';
+import type { ActionResult, Progress } from '../core/result.js';
 import type { OpError } from '../core/errors.js';
 import { expectSchema } from '../core/condition.js';
 import { millis } from '../core/schema.js';
@@ -58,8 +58,8 @@ export interface NestedOptions {
   run?: RunRef;
   /** Stops it early (a flow's cancel or timeout). */
   signal?: AbortSignal;
-  /** The progress message instead of `step N: op`. */
-  progress?: string;
+  /** What progress says instead of `step N: op`. */
+  progress?: Progress;
   surface?: Surface;
 }
 
@@ -96,7 +96,8 @@ export interface OpDefinition<S extends z.ZodObject = z.ZodObject> {
   readOnly: boolean;
   /**
    * May do what cannot be undone: MCP's `destructiveHint` stays on. Every acting op is; of the
-   * others, batch (runs acting ops), close (throws away the tabs and logins) and flow_delete.
+   * others, batch and flow_run (run acting ops), close (throws away the tabs and logins) and
+   * flow_delete.
    */
   destructive: boolean;
   /**

@@ -9,6 +9,7 @@ import { runFlow } from '../flows/runner.js';
 import { validateFlow } from '../flows/validate.js';
 import { verdictOf } from '../flows/verdict.js';
 import { defineOp, type OpContext } from './define.js';
+import type { Progress } from '../core/result.js';
 
 const flowName = z.string().min(1).describe('The flow name');
 const ifMatch = z
@@ -110,6 +111,8 @@ export const flowRun = defineOp({
   name: 'flow_run',
   secretRefsAsData: true,
   runsOtherOps: true,
+  // Its steps click, submit and delete whatever they say, pre-approved ones included.
+  destructive: true,
   summary:
     'Fly a saved flow in one call, with params; the report says where a failure stopped, why, and a hint',
   step: false,
@@ -141,7 +144,7 @@ export const flowRun = defineOp({
       what = 'The flow document is invalid and was not run';
     }
     const { flow, warnings } = validateFlow(value, ctx.ops, what);
-    let progress: string | undefined;
+    let progress: Progress | undefined;
     const { report, error, evidence } = await runFlow(
       flow,
       {
@@ -153,7 +156,7 @@ export const flowRun = defineOp({
       },
       {
         signal: ctx.signal,
-        progress: (message) => (progress = message),
+        progress: (news) => (progress = news),
         runStep: (op, stepArgs, run, signal) =>
           ctx.runNested(op, stepArgs, { run, signal, progress, surface: 'flow' }),
       },

@@ -1,4 +1,5 @@
 import { OpError } from '../core/errors.js';
+import { nearest } from '../core/nearest.js';
 
 const ALIASES: Record<string, string> = {
   ctrl: 'Control',
@@ -70,29 +71,9 @@ const KEY_NAMES = new Set([
 /** `KeyA`, `Digit1`: key codes, pressed as the character they make. */
 const CODE = /^(Key[A-Z]|Digit[0-9])$/;
 
-/** Edit distance, for naming the key a typo meant. */
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return row[b.length];
-}
-
 function nearestKey(part: string): string | undefined {
-  const lower = part.toLowerCase();
-  let best: { name: string; d: number } | undefined;
-  for (const name of [...KEY_NAMES, ...Object.keys(ALIASES)]) {
-    const d = distance(lower, name.toLowerCase());
-    if (d <= 2 && (!best || d < best.d)) best = { name: ALIASES[name] ?? name, d };
-  }
-  return best?.name;
+  const name = nearest(part, [...KEY_NAMES, ...Object.keys(ALIASES)]);
+  return name === undefined ? undefined : (ALIASES[name] ?? name);
 }
 
 function keyName(part: string, chord: string): string {

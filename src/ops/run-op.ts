@@ -1,5 +1,5 @@
 import { OpError } from '../core/errors.js';
-import type { ActionResult } from '../core/result.js';
+import type { ActionResult, Progress } from '../core/result.js';
 import type { FileStore } from '../files/file-store.js';
 import type { Secrets } from '../secrets/secrets.js';
 import type { FlowLibrary } from '../flows/library.js';
@@ -32,8 +32,8 @@ export interface OpRequest {
   /** Approval policy for this call's surface (DESIGN §3.6). */
   approval?: boolean;
   signal?: AbortSignal;
-  /** Told when a batch starts each step, so a surface can report progress (MCP). */
-  onProgress?: (message: string) => void;
+  /** Told when a batch or flow starts each step, so a surface can report progress (MCP). */
+  onProgress?: (progress: Progress) => void;
   /** The flow run and step this op is part of (DESIGN §8), for the session log and the report. */
   run?: RunRef;
 }

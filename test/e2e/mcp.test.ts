@@ -109,7 +109,15 @@ describe('tools derived from the registry', () => {
       assert.deepEqual(click.inputSchema.required, ['target']);
       // Destructive is MCP's default for a tool that is not read-only: left unsaid.
       assert.equal(click.annotations, undefined);
-      assert.equal(tools.find((t) => t.name === 'browser_flow_delete')!.annotations, undefined);
+      // A flow reaches only this server's store: a closed world; its run clicks what its steps say.
+      assert.deepEqual(tools.find((t) => t.name === 'browser_flow_delete')!.annotations, {
+        openWorldHint: false,
+      });
+      assert.equal(tools.find((t) => t.name === 'browser_flow_run')!.annotations, undefined);
+      assert.deepEqual(tools.find((t) => t.name === 'browser_flow_list')!.annotations, {
+        readOnlyHint: true,
+        openWorldHint: false,
+      });
       assert.equal(
         tools.find((t) => t.name === 'browser_assert')!.annotations?.destructiveHint,
         false,
@@ -336,12 +344,67 @@ describe('over streamable HTTP', () => {
     await assert.rejects(mcp.readResource({ uri: 'skill://swiftbrowse/../package.json' }));
   });
 
-  test('a connection that names no session is told how to name one', async () => {
-    const { body } = await call(await overHttp('tools=full'), 'browser_goto', {
-      url: page('login.html'),
+  test('a connection that names no session is refused at initialize, told how to name one', async () => {
+    await assert.rejects(overHttp('tools=full'), /\?session=NAME/);
+  });
+
+  test('resource templates name a flow, a file and the session status, each readable', async () => {
+    const { resourceTemplates } = await mcp.listResourceTemplates();
+    assert.deepEqual(
+      resourceTemplates.map((t) => t.uriTemplate),
+      [
+        'swiftbrowse://flows/{name}',
+        'swiftbrowse://files/{name}',
+        'swiftbrowse://sessions/{name}/status',
+      ],
+    );
+    const saved = await call(mcp, 'browser_flow_save', {
+      flow: { name: 'tmpl-flow', steps: [{ op: 'goto', args: { url: page('login.html') } }] },
     });
+    assert.equal(saved.body.ok, true, JSON.stringify(saved.body.error));
+    const flow = await mcp.readResource({ uri: 'swiftbrowse://flows/tmpl-flow' });
+    const text = 'text' in flow.contents[0] ? String(flow.contents[0].text) : '';
+    assert.match(text, /tmpl-flow/);
+    assert.match(text, /login\.html/);
+
+    await call(mcp, 'browser_goto', { url: page('login.html') });
+    const shot = await call(mcp, 'browser_screenshot', { format: 'PNG' });
+    assert.equal(shot.body.ok, true, JSON.stringify(shot.body.error));
+    const listed = await mcp.readResource({ uri: 'swiftbrowse://files' });
+    const files = JSON.parse('text' in listed.contents[0] ? String(listed.contents[0].text) : '');
+    const name = (files.files as { name: string }[])
+      .map((f) => f.name)
+      .find((n) => n.endsWith('.png'))!;
+    const file = await mcp.readResource({ uri: `swiftbrowse://files/${encodeURIComponent(name)}` });
+    const entry = 'text' in file.contents[0] ? JSON.parse(String(file.contents[0].text)) : {};
+    assert.equal(entry.name, name);
+    const blob = file.contents[1];
+    assert.ok(blob && 'blob' in blob, 'a small file comes with its bytes');
+    assert.equal(blob.mimeType, 'image/png');
+    assert.equal(Buffer.from(String(blob.blob), 'base64').subarray(1, 4).toString(), 'PNG');
+    await assert.rejects(mcp.readResource({ uri: 'swiftbrowse://files/none.png' }), /No file/);
+
+    const own = await mcp.readResource({ uri: 'swiftbrowse://sessions/m1/status' });
+    assert.equal(
+      JSON.parse('text' in own.contents[0] ? String(own.contents[0].text) : '').session,
+      'm1',
+    );
+    await assert.rejects(
+      mcp.readResource({ uri: 'swiftbrowse://sessions/other/status' }),
+      /only its own session/,
+    );
+  });
+
+  test("a Playwright MCP tool name is answered with this server's op", async () => {
+    const { body } = await call(mcp, 'browser_navigate', { url: page('login.html') });
     assert.equal(body.error?.kind, 'invalid_argument');
-    assert.match(body.error!.message, /\?session=/);
+    assert.match(
+      body.error!.message,
+      /Playwright MCP's name; here it is the op goto: call browser_goto/,
+    );
+    const compact = await overHttp('session=m1c');
+    const typo = await call(compact, 'browser_snapshott', {});
+    assert.match(typo.body.error!.message, /did you mean browser_run \{"op": "snapshot"/);
   });
 
   test('a browser Origin not on the allow list is refused on /mcp', async () => {
@@ -411,7 +474,7 @@ describe('over stdio', () => {
 
   test('browser_run with steps runs a batch and reports each step as progress', async () => {
     const client = await overStdio(['mcp', '--session', 'm3']);
-    const progress: string[] = [];
+    const progress: Progress[] = [];
     const { body } = await call(
       client,
       'browser_run',
@@ -429,14 +492,18 @@ describe('over stdio', () => {
           },
         ],
       },
-      { onprogress: (p) => progress.push(p.message ?? '') },
+      { onprogress: (p) => progress.push(p) },
     );
     assert.equal(body.ok, true, JSON.stringify(body.error));
     assert.equal(body.data?.ran, 4);
-    assert.ok(
-      progress.some((m) => m.includes('step 4: click')),
-      progress.join(' | '),
-    );
+    const said = progress.map((p) => `${p.progress}/${p.total}: ${p.message}`).join(' | ');
+    const last = progress.find((p) => p.message?.includes('step 4/4: click'));
+    assert.ok(last, said);
+    // Steps done of the total, rising with every notification as MCP requires.
+    assert.equal(last.progress, 3, said);
+    assert.equal(last.total, 4, said);
+    for (const [i, p] of progress.entries())
+      if (i > 0) assert.ok(p.progress > progress[i - 1].progress, said);
   });
 
   test('with --server it is a proxy: approval still applies and the browser outlives it', async () => {
@@ -451,6 +518,27 @@ describe('over stdio', () => {
     const status = await h.op('status', {}, 'p1');
     assert.equal(status.body.data?.browser, 'open');
     assert.equal(status.body.data?.last_url, page('delete.html'));
+  });
+
+  test('a proxy whose token the server refuses says so, not that no server answers', async () => {
+    const guarded = await startHarness({ token: 'proxy-test-token' });
+    try {
+      const proxy = await overStdio([
+        'mcp',
+        '--server',
+        guarded.url,
+        '--session',
+        'p2',
+        '--token',
+        'wrong',
+      ]);
+      const { body } = await call(proxy, 'browser_run', { op: 'status', args: {} });
+      assert.equal(body.error?.kind, 'permission_denied', JSON.stringify(body.error));
+      assert.match(body.error!.message, /refused this proxy \(HTTP 401\).*not the one/);
+      await proxy.close();
+    } finally {
+      await guarded.close();
+    }
   });
 });
 

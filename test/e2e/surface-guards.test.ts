@@ -204,7 +204,7 @@ describe('request bodies', () => {
 
 describe('MCP sessions over HTTP', () => {
   const initialize = (x: Harness) =>
-    x.request('/mcp', { method: 'POST', headers: MCP_HEADERS, body: INITIALIZE });
+    x.request('/mcp?session=guard', { method: 'POST', headers: MCP_HEADERS, body: INITIALIZE });
 
   test('an initialize past MCP_MAX_SESSIONS is refused with 429, naming the setting', async () => {
     await withHarness({ mcpMaxSessions: 2 }, async (x) => {

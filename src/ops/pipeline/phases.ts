@@ -178,7 +178,7 @@ function contextOf(run: OpRun, op: OpDefinition): OpContext {
       run.delivered = true;
     },
     runNested: (name, nestedArgs, nested = {}) => {
-      request.onProgress?.(nested.progress ?? `step ${++step}: ${name}`);
+      request.onProgress?.(nested.progress ?? { message: `step ${++step}: ${name}` });
       return run.nested({
         ...request,
         op: name,

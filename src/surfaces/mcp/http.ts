@@ -2,6 +2,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Hono } from 'hono';
 import { randomUUID } from 'node:crypto';
+import { toOpError } from '../../core/errors.js';
 import type { OpRuntime } from '../../ops/run-op.js';
 import { resolveSessionName } from '../../sessions/resolve.js';
 import type { RequestExtra } from './mcp-server.js';
@@ -98,6 +99,14 @@ export function mountMcp(app: Hono, runtime: OpRuntime): McpEndpoint {
         );
       connection.lastSeen = Date.now();
       return connection.transport.handleRequest(c.req.raw, { parsedBody });
+    }
+    // Checked at initialize, not at the first call: a connection without a session would list its
+    // tools and then fail every call.
+    try {
+      const header = c.req.header('x-session-key');
+      resolveSessionName({ header, query: c.req.query('session') });
+    } catch (e) {
+      return c.json(rpcError(-32602, toOpError(e).message), 400);
     }
     await sweep();
     // The same condition as MAX_SESSIONS (session_limit, 429): the server is healthy but full.

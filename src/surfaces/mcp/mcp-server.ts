@@ -6,6 +6,7 @@ import {
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
@@ -22,11 +23,16 @@ import { instructionsFor } from './instructions.js';
 import { loadPrompts, renderPrompt } from './prompts.js';
 import { withProgress, type ProgressSink } from './progress.js';
 import {
+  FILE_RESOURCE_MAX_BYTES,
+  FILES_URI,
   listResources,
   READ_RESOURCE_TOOL,
   readResource,
+  RESOURCE_TEMPLATES,
   type ResourceSource,
 } from './resources.js';
+import { readFile } from 'node:fs/promises';
+import type { FileEntry } from '../../files/file-store.js';
 import type { Detail } from '../../core/compact-answer.js';
 import { answerFor } from '../answer.js';
 import { refusal, toToolResult } from './results.js';
@@ -86,6 +92,25 @@ export function createMcpServer(options: McpServerOptions): Server {
     opData: (op) => opData(extra, op),
     flowLibrary: () => opData(extra, 'flow_list', { everywhere: true }),
     flowSchema: () => flowJsonSchema(runtime.ops.values()),
+    flow: (name) => opData(extra, 'flow_get', { name }),
+    file: async (name) => {
+      const listed = (await opData(extra, 'files')) as { files: FileEntry[] };
+      const entry = listed.files.find((f) => f.name === name);
+      if (!entry)
+        throw new OpError(
+          'not_found',
+          `No file "${name}" in this session. Its files: ${listed.files.map((f) => f.name).join(', ') || 'none'} (resource ${FILES_URI}).`,
+        );
+      const session = await options.sessionOf(extra);
+      const found = await runtime.files.open(session.name, name);
+      const small = found && found.size <= FILE_RESOURCE_MAX_BYTES;
+      return {
+        entry,
+        contentType: entry.content_type,
+        ...(small ? { bytes: await readFile(found.path) } : {}),
+      };
+    },
+    sessionName: async () => (await options.sessionOf(extra)).name,
   });
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
@@ -117,7 +142,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     let detail: Detail = 'compact';
     let session: Session | undefined;
     try {
-      const call = opCallOf(runtime.ops, tool, request.params.arguments);
+      const call = opCallOf(runtime.ops, tool, request.params.arguments, options.tools);
       detail = call.detail;
       const caller = await options.sessionOf(extra);
       session = caller;
@@ -141,6 +166,10 @@ export function createMcpServer(options: McpServerOptions): Server {
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({
     resources: await listResources(),
+  }));
+
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: RESOURCE_TEMPLATES,
   }));
 
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {

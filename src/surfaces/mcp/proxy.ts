@@ -10,6 +10,7 @@ import {
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
@@ -62,10 +63,7 @@ export function createProxyServer(options: ProxyOptions): Server {
         );
       } catch (e) {
         remote = undefined;
-        throw new OpError(
-          'backend',
-          `No SwiftBrowse server answers MCP at ${endpoint.origin} (${firstLine(String((e as Error).message))}). Start one with: swiftbrowse up`,
-        );
+        throw connectFailure(e, endpoint, options.token);
       }
       return client;
     })();
@@ -109,6 +107,7 @@ export function createProxyServer(options: ProxyOptions): Server {
               void sink.send({
                 progressToken: sink.progressToken,
                 progress: p.progress,
+                ...(p.total !== undefined ? { total: p.total } : {}),
                 message: p.message ?? '',
               });
           },
@@ -123,6 +122,9 @@ export function createProxyServer(options: ProxyOptions): Server {
   server.setRequestHandler(ListResourcesRequestSchema, () =>
     forward((client) => client.listResources()).catch(toMcpError),
   );
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () =>
+    forward((client) => client.listResourceTemplates()).catch(toMcpError),
+  );
   server.setRequestHandler(ReadResourceRequestSchema, (request) =>
     forward((client) => client.readResource(request.params)).catch(toMcpError),
   );
@@ -133,6 +135,20 @@ export function createProxyServer(options: ProxyOptions): Server {
     forward((client) => client.getPrompt(request.params)).catch(toMcpError),
   );
   return server;
+}
+
+/** Why the proxy could not reach the server: a refusal of its token is not a server that is down. */
+function connectFailure(e: unknown, endpoint: URL, token: string | undefined): OpError {
+  const status = e instanceof StreamableHTTPError ? e.code : undefined;
+  if (status === 401 || status === 403)
+    return new OpError(
+      'permission_denied',
+      `The SwiftBrowse server at ${endpoint.origin} refused this proxy (HTTP ${status}): ${token ? 'the token given (--token or SWIFTBROWSE_TOKEN) is not the one the server was started with' : 'it needs a token and none was given'}. Pass the server's SWIFTBROWSE_TOKEN with --token or the SWIFTBROWSE_TOKEN environment variable.`,
+    );
+  return new OpError(
+    'backend',
+    `No SwiftBrowse server answers MCP at ${endpoint.origin} (${firstLine(String((e as Error).message))}). Start one with: swiftbrowse up`,
+  );
 }
 
 function toMcpError(e: unknown): never {

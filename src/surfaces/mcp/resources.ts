@@ -1,4 +1,8 @@
-import type { ReadResourceResult, Resource } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+} from '@modelcontextprotocol/sdk/types.js';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { OpError } from '../../core/errors.js';
@@ -25,6 +29,81 @@ export interface ResourceSource {
   flowLibrary(): Promise<unknown>;
   /** The JSON Schema of a flow document. */
   flowSchema(): unknown;
+  /** One saved flow as flow_get reads it (yours, else the global one). */
+  flow(name: string): Promise<unknown>;
+  /** One of the session's files: its entry, and its bytes when they are small enough to send. */
+  file(name: string): Promise<{ entry: unknown; bytes?: Buffer; contentType: string }>;
+  /** The caller's own session name: the only session a connection may read. */
+  sessionName(): Promise<string>;
+}
+
+/** A file larger than this is read by its signed link, not sent inside the answer. */
+export const FILE_RESOURCE_MAX_BYTES = 1024 * 1024;
+
+const FLOW_TEMPLATE = 'swiftbrowse://flows/{name}';
+const FILE_TEMPLATE = 'swiftbrowse://files/{name}';
+const SESSION_TEMPLATE = 'swiftbrowse://sessions/{name}/status';
+
+/** Resources named by a part of their URI: one flow, one file, a session's status. */
+export const RESOURCE_TEMPLATES: ResourceTemplate[] = [
+  {
+    uriTemplate: FLOW_TEMPLATE,
+    name: 'flow',
+    mimeType: 'application/json',
+    description: 'One saved flow (yours, else the global one): document, YAML text, revision',
+  },
+  {
+    uriTemplate: FILE_TEMPLATE,
+    name: 'file',
+    description: `One of this session's files by name: its entry and signed link, and its bytes up to ${FILE_RESOURCE_MAX_BYTES / 1024} KiB`,
+  },
+  {
+    uriTemplate: SESSION_TEMPLATE,
+    name: 'session status',
+    mimeType: 'application/json',
+    description: 'The status of your session by name (a connection reads only its own)',
+  },
+];
+
+/** The `{name}` of a templated URI, or undefined when `uri` is not of that template. */
+function nameIn(template: string, uri: string): string | undefined {
+  const [before, after] = template.split('{name}');
+  if (!uri.startsWith(before) || !uri.endsWith(after)) return undefined;
+  const raw = uri.slice(before.length, uri.length - after.length);
+  try {
+    const name = decodeURIComponent(raw);
+    return name && !name.includes('/') ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function readTemplated(
+  source: ResourceSource,
+  uri: string,
+): Promise<ReadResourceResult | undefined> {
+  const flow = nameIn(FLOW_TEMPLATE, uri);
+  if (flow !== undefined) return json(uri, await source.flow(flow));
+  const file = nameIn(FILE_TEMPLATE, uri);
+  if (file !== undefined) {
+    const { entry, bytes, contentType } = await source.file(file);
+    const contents: ReadResourceResult['contents'] = [
+      { uri, mimeType: 'application/json', text: JSON.stringify(entry) },
+    ];
+    if (bytes) contents.push({ uri, mimeType: contentType, blob: bytes.toString('base64') });
+    return { contents };
+  }
+  const session = nameIn(SESSION_TEMPLATE, uri);
+  if (session !== undefined) {
+    const own = await source.sessionName();
+    if (session !== own)
+      throw new OpError(
+        'not_found',
+        `No resource ${uri}: a connection reads only its own session's status (this one is "${own}": ${SESSION_URI}). An operator reads any session with GET /admin/sessions/${session}.`,
+      );
+    return json(uri, await source.sessionStatus());
+  }
+  return undefined;
 }
 
 /** Markdown files under skill/, SKILL.md first: the guide is written while the server runs. */
@@ -111,6 +190,8 @@ export async function readResource(
   if (uri === FILES_URI) return json(uri, await source.opData('files'));
   if (uri === FLOWS_URI) return json(uri, await source.flowLibrary());
   if (uri === FLOW_SCHEMA_URI) return json(uri, source.flowSchema());
+  const templated = await readTemplated(source, uri);
+  if (templated) return templated;
   // Error hints point into the guide with a #section; the file is the resource.
   const path = uri.startsWith(SKILL_PREFIX) ? uri.slice(SKILL_PREFIX.length).split('#')[0] : '';
   // Only listed files are served, so a crafted path cannot leave skill/.
@@ -120,7 +201,7 @@ export async function readResource(
   }
   throw new OpError(
     'not_found',
-    `No resource ${uri}. Resources: ${(await listResources()).map((r) => r.uri).join(', ')}.`,
+    `No resource ${uri}. Resources: ${(await listResources()).map((r) => r.uri).join(', ')}; templates: ${RESOURCE_TEMPLATES.map((t) => t.uriTemplate).join(', ')}.`,
   );
 }
 

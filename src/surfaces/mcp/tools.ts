@@ -10,6 +10,7 @@ import { STRATEGIES } from '../../core/target.js';
 import type { OpDefinition } from '../../ops/define.js';
 import { detailOf } from '../answer.js';
 import { listed } from './listed-schema.js';
+import { toolSuggestion } from './tool-names.js';
 
 /** Which tools a client sees: one per op, or `browser_run` plus the lifecycle (DESIGN §13). */
 export type ToolSet = 'full' | 'compact';
@@ -60,10 +61,17 @@ export function inputSchemaOf(schema: z.ZodType): Tool['inputSchema'] {
   return argsJsonSchema(schema) as Tool['inputSchema'];
 }
 
-/** Hints that differ from MCP's defaults (not read-only, destructive); the rest go unsaid. */
+/**
+ * Hints that differ from MCP's defaults (not read-only, destructive, open world); the rest go
+ * unsaid, as every tool's listing costs the model tokens. An op without a browser reaches only
+ * this server's own state: a closed world.
+ */
 function annotationsOf(op: OpDefinition): ToolAnnotations | undefined {
-  if (op.readOnly) return { readOnlyHint: true };
-  return op.destructive ? undefined : { destructiveHint: false };
+  const hints: ToolAnnotations = {};
+  if (op.readOnly) hints.readOnlyHint = true;
+  else if (!op.destructive) hints.destructiveHint = false;
+  if (!op.browser) hints.openWorldHint = false;
+  return Object.keys(hints).length ? hints : undefined;
 }
 
 function opTool(op: OpDefinition): Tool {
@@ -150,14 +158,24 @@ export function opCallOf(
   ops: ReadonlyMap<string, OpDefinition>,
   tool: string,
   given: Record<string, unknown> | undefined,
+  set: ToolSet = 'full',
 ): OpCall {
   if (tool !== RUN_TOOL) {
     const { args, detail } = withoutDetail(given);
     const op = tool.startsWith(TOOL_PREFIX) ? tool.slice(TOOL_PREFIX.length) : tool;
     if (!ops.has(op)) {
+      const hint = toolSuggestion(tool, ops, {
+        fullSet: set === 'full',
+        prefix: TOOL_PREFIX,
+        runTool: RUN_TOOL,
+      });
+      const tools =
+        set === 'full'
+          ? `Tools are ${TOOL_PREFIX}<op> for the ops ${[...ops.keys()].join(', ')}.`
+          : `Tools are ${RUN_TOOL} (any op: ${[...ops.keys()].join(', ')}) and the lifecycle tools tools/list shows.`;
       throw new OpError(
         'invalid_argument',
-        `Unknown tool "${tool}". Tools are ${TOOL_PREFIX}<op> for the ops ${[...ops.keys()].join(', ')}.`,
+        `Unknown tool "${tool}"${hint ? `: ${hint}` : ''}. ${tools}`,
       );
     }
     return { op, args, detail: detailOf(detail, 'compact') };
