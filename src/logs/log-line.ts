@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { scrub } from '../core/redact.js';
 import type { ActionResult, TargetSummary } from '../core/result.js';
 import type { Screen } from './frames.js';
@@ -10,13 +11,24 @@ export interface ViewportBox {
   height: number;
 }
 
+/** The flow run and step an op ran as (DESIGN §8: a run id in the session log). */
+export const logRunSchema = z.object({
+  id: z.string(),
+  flow: z.string(),
+  step: z.number().int().positive(),
+  step_id: z.string().optional(),
+  /** The step is `on_error: continue`: its failure does not fail the run. */
+  tolerated: z.boolean().optional(),
+});
+export type LogRun = z.infer<typeof logRunSchema>;
+
 /** One line of `events.jsonl`: one op, as it ran. */
 export interface LogLine {
   /** When the op started (ISO 8601). */
   at: string;
   session: string;
   action_id: string;
-  run?: OpRecord['run'];
+  run?: LogRun;
   op: string;
   ok: boolean;
   duration_ms: number;
@@ -59,7 +71,7 @@ export interface OpRecord {
   /** The element the op located, in viewport CSS pixels. */
   box?: ViewportBox;
   /** The flow run and step the op ran as (DESIGN §8: a run id in the session log). */
-  run?: { id: string; flow: string; step: number; step_id?: string };
+  run?: LogRun;
   /** Per-phase time of the runner, in ms: the log's only, never the answer's. */
   phases?: Record<string, number>;
   /** Ms of the element lookup's page calls, by kind. */
@@ -122,6 +134,20 @@ function loggableData(op: string, data: Record<string, unknown> | undefined): un
   return bound(data);
 }
 
+/**
+ * The one rule for what the logs count as an error: a failed op, unless it was a flow step marked
+ * `on_error: continue` (its run went on, so its failure is not the session's).
+ */
+export function countsAsError(line: Pick<LogLine, 'ok' | 'run'>): boolean {
+  return !line.ok && !line.run?.tolerated;
+}
+
+/** The run a line names, when it is a well-formed one (lines written before runs were kept lack it). */
+export function runOf(line: { run?: unknown }): LogRun | undefined {
+  const parsed = logRunSchema.safeParse(line.run);
+  return parsed.success ? parsed.data : undefined;
+}
+
 /** Builds the line for one op; frame fields are added by the writer. */
 export function logLine(record: OpRecord): LogLine {
   const { result } = record;
@@ -135,7 +161,7 @@ export function logLine(record: OpRecord): LogLine {
     tab: result.page?.tab,
     url: result.page ? truncate(result.page.url, LIMITS.url) : undefined,
     title: result.page ? truncate(result.page.title, LIMITS.title) : undefined,
-    run: record.run,
+    run: runOf(record),
     args: loggableArgs(result.op, record.args, result),
     target: result.target ? (bound(result.target) as TargetSummary) : undefined,
     verification: result.verification.status,

@@ -3,12 +3,13 @@ import { join } from 'node:path';
 import { OpError } from '../core/errors.js';
 import { checkName } from '../core/names.js';
 import { FRAME_NAME } from './frames.js';
-import type { LogLine } from './log-line.js';
+import { countsAsError, type LogLine } from './log-line.js';
 
 /** One session's log at a glance. */
 export interface LogSummary {
   session: string;
   ops: number;
+  /** Failed ops, flow steps marked `on_error: continue` aside (`countsAsError`). */
   errors: number;
   first_at?: string;
   last_at?: string;
@@ -18,6 +19,8 @@ export interface LogFilter {
   op?: string;
   errorsOnly?: boolean;
   tab?: string;
+  /** Only lines after the first `since` of the log (a `total` from an earlier page): what is new. */
+  since?: number;
   /** The latest this many matching lines (default 500). */
   limit?: number;
 }
@@ -28,7 +31,14 @@ export interface LogPage {
   total: number;
   /** Lines matching the filter; `events` holds the latest `limit` of them, oldest first. */
   matched: number;
-  events: LogLine[];
+  /** Errors in the whole log, by `countsAsError`. */
+  errors: number;
+  events: ServedLine[];
+}
+
+/** A log line as the routes serve it: the error rule applied, so no reader restates it. */
+export interface ServedLine extends LogLine {
+  counts_as_error: boolean;
 }
 
 export const DEFAULT_LIMIT = 500;
@@ -64,7 +74,7 @@ async function summarise(dir: string, session: string): Promise<LogSummary | und
   const summary: LogSummary = {
     session,
     ops: lines.length,
-    errors: lines.filter((l) => !l.ok).length,
+    errors: lines.filter(countsAsError).length,
     first_at: lines[0]?.at,
     last_at: lines[lines.length - 1]?.at,
   };
@@ -96,18 +106,23 @@ export async function readLog(dir: string, session: string, filter: LogFilter): 
     );
   }
   const lines = parseLines(text);
-  const matching = lines.filter(
-    (l) =>
-      (!filter.op || l.op === filter.op) &&
-      (!filter.errorsOnly || !l.ok) &&
-      (!filter.tab || l.tab === filter.tab),
-  );
+  const matching = lines
+    .slice(filter.since ?? 0)
+    .filter(
+      (l) =>
+        (!filter.op || l.op === filter.op) &&
+        (!filter.errorsOnly || countsAsError(l)) &&
+        (!filter.tab || l.tab === filter.tab),
+    );
   const limit = filter.limit ?? DEFAULT_LIMIT;
   return {
     session,
     total: lines.length,
     matched: matching.length,
-    events: matching.slice(Math.max(0, matching.length - limit)),
+    errors: lines.filter(countsAsError).length,
+    events: matching
+      .slice(Math.max(0, matching.length - limit))
+      .map((l) => ({ ...l, counts_as_error: countsAsError(l) })),
   };
 }
 

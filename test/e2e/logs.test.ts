@@ -273,7 +273,11 @@ describe('the viewer', () => {
     assert.equal(open.body.ok, true, JSON.stringify(open.body.error));
     const loaded = await h.op('assert', { visible: { css: 'li.row.failed' }, timeout: 5000 }, v);
     assert.equal(loaded.body.ok, true, JSON.stringify(loaded.body.error));
-    const listed = await h.op('find', { target: { css: '#sessions li.current .name' } }, v);
+    const listed = await h.op(
+      'find',
+      { target: { css: '#sessions [aria-current=true] .name' } },
+      v,
+    );
     assert.equal(listed.body.ok, true);
     assert.match(JSON.stringify(listed.body.data), /watched/);
 

@@ -4,7 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { ActionResult } from '../../src/core/result.js';
-import { bound, loggableArgs, logLine, serializeLine, truncate } from '../../src/logs/log-line.js';
+import {
+  bound,
+  countsAsError,
+  loggableArgs,
+  logLine,
+  serializeLine,
+  truncate,
+} from '../../src/logs/log-line.js';
+import { readLog } from '../../src/logs/log-reader.js';
 import { SessionLog } from '../../src/logs/session-log.js';
 
 function result(over: Partial<ActionResult> = {}): ActionResult {
@@ -65,7 +73,64 @@ describe('log lines', () => {
   });
 });
 
+describe('what counts as an error', () => {
+  const run = { id: 's-run-1', flow: 'login', step: 2 };
+  const cases: [string, Parameters<typeof countsAsError>[0], boolean][] = [
+    ['an op that passed', { ok: true }, false],
+    ['a failed op', { ok: false }, true],
+    ['a failed flow step', { ok: false, run }, true],
+    [
+      'a failed step marked on_error: continue',
+      { ok: false, run: { ...run, tolerated: true } },
+      false,
+    ],
+    ['a passing tolerated step', { ok: true, run: { ...run, tolerated: true } }, false],
+  ];
+  for (const [name, line, counted] of cases)
+    test(`${name}: ${counted ? 'counted' : 'not counted'}`, () =>
+      assert.equal(countsAsError(line), counted));
+});
+
 describe('SessionLog', () => {
+  test('keeps the flow run and step an op ran as, and serves what was written since', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'swiftbrowse-log-'));
+    try {
+      const log = new SessionLog({
+        dir,
+        frames: false,
+        framesMaxBytes: 0,
+        logger: { error: () => undefined } as never,
+      });
+      const run = { id: 's-run-1', flow: 'login', step: 1, step_id: 'banner', tolerated: true };
+      const failed = result({
+        ok: false,
+        op: 'click',
+        error: { kind: 'not_found', message: 'm', recoverable: true },
+      });
+      log.record({ result: result({ op: 'goto' }), args: {}, acts: true });
+      log.record({ result: failed, args: {}, run, acts: true });
+      log.record({ result: failed, args: {}, acts: true });
+      await log.flush();
+      const whole = await readLog(dir, 's', {});
+      assert.deepEqual(whole.events[1].run, run);
+      assert.deepEqual(
+        whole.events.map((e) => e.counts_as_error),
+        [false, false, true],
+      );
+      assert.equal(whole.errors, 1);
+      const since = await readLog(dir, 's', { since: 1 });
+      assert.equal(since.total, 3);
+      assert.deepEqual(
+        since.events.map((e) => e.run?.id ?? null),
+        ['s-run-1', null],
+      );
+      assert.equal((await readLog(dir, 's', { since: 3 })).events.length, 0);
+      assert.equal((await readLog(dir, 's', { errorsOnly: true })).matched, 1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('a log that cannot be written is reported once to the server logger, never thrown', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'swiftbrowse-log-'));
     try {

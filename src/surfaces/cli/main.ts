@@ -192,7 +192,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
       "List the sessions that have a log, or print one session's ops, one line each (from the running server)",
     )
     .option('--op <op>', 'only this op')
-    .option('--errors-only', 'only failed ops')
+    .option('--errors-only', 'only failed ops that count as errors (not on_error: continue steps)')
     .option('--tab <tab>', 'only ops in this tab')
     .option('--limit <n>', 'the latest n ops (default 500)')
     .option('--json', "print the server's JSON")
@@ -420,7 +420,8 @@ function logLines(page: LogPage): string {
       e.at.slice(11, 19),
       e.action_id,
       e.op,
-      e.ok ? 'ok' : `FAIL ${e.error?.kind ?? ''}`,
+      e.ok ? 'ok' : `FAIL ${e.error?.kind ?? ''}${e.counts_as_error ? '' : ' (tolerated)'}`,
+      e.run ? `[${e.run.flow} step ${e.run.step_id ?? e.run.step}]` : '',
       el ? `${el.role ?? el.tag}${el.name ? ` "${el.name}"` : ''}` : '',
       e.error ? `— ${e.error.message.slice(0, 140)}` : '',
       e.tab ?? '',

@@ -6,14 +6,25 @@ import { DEFAULT_LIMIT, framePath, listLogs, readLog } from '../../logs/log-read
 import { logsDir } from '../../logs/session-log.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
 
-// The viewer runs its inline script and style, loads frames from here, and reaches nothing else.
+// The viewer runs its own script and inline style, loads frames from here, and reaches nothing else.
 const VIEWER_CSP =
-  "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'";
+const VIEWER_DIR = join(PACKAGE_ROOT, 'ui', 'viewer');
 
 function positiveInt(value: string | undefined, name: string): number | undefined {
   if (value === undefined || value === '') return undefined;
   if (!/^\d+$/.test(value) || Number(value) < 1)
     throw new OpError('invalid_argument', `?${name}= takes a whole number ≥ 1 (got "${value}").`);
+  return Number(value);
+}
+
+function wholeNumber(value: string | undefined, name: string): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^\d+$/.test(value))
+    throw new OpError(
+      'invalid_argument',
+      `?${name}= takes a whole number ≥ 0, the "total" of an earlier page (got "${value}").`,
+    );
   return Number(value);
 }
 
@@ -24,7 +35,8 @@ function flag(value: string | undefined, name: string): boolean {
 }
 
 /**
- * `GET /logs`, `GET /logs/:session`, `GET /logs/:session/frames/:name` and `GET /viewer`
+ * `GET /logs`, `GET /logs/:session` (`?since=` for what is new), `GET /logs/:session/frames/:name`
+ * and `GET /viewer`
  * (DESIGN §12). Frames show whatever was on screen: `guard` is where the operator-token check
  * (SWIFTBROWSE_ADMIN_TOKEN) goes; every route here passes through it.
  */
@@ -47,6 +59,7 @@ export function mountLogRoutes(
         op: c.req.query('op') || undefined,
         errorsOnly: flag(c.req.query('errors_only'), 'errors_only'),
         tab: c.req.query('tab') || undefined,
+        since: wholeNumber(c.req.query('since'), 'since'),
         limit,
       }),
     );
@@ -71,10 +84,21 @@ export function mountLogRoutes(
     });
   });
 
+  // The viewer's paths are relative to /viewer: under /viewer/ they would land below it.
+  app.get('/viewer/', (c) => c.redirect(`../viewer${new URL(c.req.url).search}`));
+
   app.get('/viewer', async (c) => {
-    const html = await readFile(join(PACKAGE_ROOT, 'ui', 'viewer', 'index.html'), 'utf8');
+    const html = await readFile(join(VIEWER_DIR, 'index.html'), 'utf8');
     return c.html(html, 200, {
       'content-security-policy': VIEWER_CSP,
+      'cache-control': 'no-store',
+    });
+  });
+
+  app.get('/viewer/viewer.js', async (c) => {
+    const script = await readFile(join(VIEWER_DIR, 'viewer.js'), 'utf8');
+    return c.body(script, 200, {
+      'content-type': 'text/javascript; charset=utf-8',
       'cache-control': 'no-store',
     });
   });
