@@ -47,7 +47,12 @@ export class BindAudit {
     return [...this.kept];
   }
 
-  /** Subscribes, e.g. the session log; returns the unsubscribe function. */
+  /** How many listeners are subscribed (an event stream that ended must not stay one). */
+  get listenerCount(): number {
+    return this.listeners.size;
+  }
+
+  /** Subscribes, e.g. the admin event stream; returns the unsubscribe function. */
   onBind(listener: BindListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

@@ -183,9 +183,10 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
   app.route('/admin/audit', adminAuditRoutes(rt.secrets.audit));
 
   app.route('/', flowRoutes(rt));
-  app.use('/demo/*', serveStatic({ root: PACKAGE_ROOT, rewriteRequestPath: (p) => p }));
+  // Before the static files, which answer /demo too: the page's relative links need /demo/.
   app.get('/demo', (c) => c.redirect(`${prefix}/demo/index.html`));
   app.get('/demo/', (c) => c.redirect(`${prefix}/demo/index.html`));
+  app.use('/demo/*', serveStatic({ root: PACKAGE_ROOT, rewriteRequestPath: (p) => p }));
   app.notFound((c) =>
     failure(
       c,
