@@ -57,6 +57,19 @@ const hostList = list.superRefine((hosts, ctx) => {
       ctx.addIssue({ code: 'custom', message: `"${h}" is not a host or host:port` });
 });
 
+// A mount path: segments of URL-safe characters, no trailing slash ("/" alone is no prefix).
+const routePrefix = z
+  .string()
+  .transform((v) => v.trim().replace(/\/+$/, ''))
+  .pipe(
+    z
+      .string()
+      .regex(
+        /^(\/[A-Za-z0-9._~-]+)*$/,
+        'expected a path like /sb or /tools/browse (starting with /, letters, digits, . _ ~ -)',
+      ),
+  );
+
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
 /** A duration in ms from seconds (`90`) or with a unit (`500ms`, `30s`, `30m`, `12h`, `7d`); 0 means never. */
@@ -75,7 +88,8 @@ const duration = z.union([z.number(), z.string()]).transform((v, ctx) => {
 
 /**
  * Every setting, its environment variable and its default. The README's configuration table is
- * this list; flags override the environment.
+ * this list; flags override the environment. `secret` settings are never shown (GET
+ * /admin/settings masks them); `urlCredentials` URLs are shown with their password masked.
  */
 export const SETTINGS = {
   port: { env: 'PORT', schema: int(0, 65535).default(8765), doc: 'HTTP port' },
@@ -86,18 +100,26 @@ export const SETTINGS = {
   },
   token: {
     env: 'SWIFTBROWSE_TOKEN',
+    secret: true,
     schema: z.string().min(8).optional(),
     doc: 'Bearer token every HTTP request must carry (at least 8 characters)',
   },
   adminToken: {
     env: 'SWIFTBROWSE_ADMIN_TOKEN',
+    secret: true,
     schema: z.string().min(8).optional(),
     doc: 'Operator token for /admin, /logs and /viewer; unset, they answer only on a loopback HOST',
   },
   publicUrl: {
     env: 'PUBLIC_URL',
     schema: z.url().optional(),
+    urlCredentials: true,
     doc: 'Absolute base URL for links the server hands out',
+  },
+  routePrefix: {
+    env: 'ROUTE_PREFIX',
+    schema: routePrefix.default(''),
+    doc: 'Path the whole server mounts under, e.g. /sb (API, /mcp, /viewer, /logs, /admin, file links); a request outside it answers 404',
   },
   allowedHosts: {
     env: 'ALLOWED_HOSTS',
@@ -142,6 +164,7 @@ export const SETTINGS = {
   },
   signingKey: {
     env: 'SIGNING_KEY',
+    secret: true,
     schema: z.string().min(16).optional(),
     doc: 'Key that signs file links (at least 16 characters; default: generated once and stored in DATA_DIR/signing.key)',
   },
@@ -258,11 +281,13 @@ export const SETTINGS = {
   },
   gridUrl: {
     env: 'GRID_URL',
+    urlCredentials: true,
     schema: z.url().optional(),
     doc: 'A Selenium Grid (or any W3C WebDriver endpoint); set, sessions use it unless they ask for backend "playwright"',
   },
   redisUrl: {
     env: 'REDIS_URL',
+    urlCredentials: true,
     schema: z
       .string()
       .regex(/^rediss?:\/\//, 'expected redis://host:port or rediss://…')
@@ -332,8 +357,12 @@ export const SETTINGS = {
 } as const;
 
 type Settings = typeof SETTINGS;
+export type SettingName = keyof Settings;
+/** Where a setting's effective value came from: its default, the environment, or a flag (or code). */
+export type SettingSource = 'default' | 'env' | 'flag';
 export type Config = { -readonly [K in keyof Settings]: z.output<Settings[K]['schema']> } & {
   uploadDirs: string[];
+  sources: Record<SettingName, SettingSource>;
 };
 export type ConfigInput = { -readonly [K in keyof Settings]?: unknown };
 
@@ -346,12 +375,15 @@ export function loadConfig(
   overrides: ConfigInput = {},
 ): Config {
   const out: Record<string, unknown> = {};
+  const sources = {} as Record<SettingName, SettingSource>;
   for (const [key, setting] of Object.entries(SETTINGS) as [
     keyof Settings,
     Settings[keyof Settings],
   ][]) {
-    const raw = overrides[key] ?? env[setting.env];
+    const flagged = overrides[key] !== undefined && overrides[key] !== null;
+    const raw = flagged ? overrides[key] : env[setting.env];
     const input = raw === '' ? undefined : raw;
+    sources[key] = input === undefined ? 'default' : flagged ? 'flag' : 'env';
     const parsed = (setting.schema as z.ZodType).safeParse(input);
     if (!parsed.success) {
       const why = parsed.error.issues.map((i) => i.message).join('; ');
@@ -362,6 +394,7 @@ export function loadConfig(
     out[key] = parsed.data;
   }
   const config = out as Config;
+  config.sources = sources;
   config.dataDir = resolve(config.dataDir);
   config.uploadDirs = (config.uploadDirs ?? [join(config.dataDir, 'uploads')]).map((d) =>
     resolve(d),

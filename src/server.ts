@@ -25,7 +25,7 @@ const KEEP_ALIVE_MS = 65_000;
 export interface SwiftBrowse {
   runtime: OpRuntime;
   logger: Logger;
-  /** Starts the HTTP server; resolves with its base URL. */
+  /** Starts the HTTP server; resolves with its base URL (ROUTE_PREFIX included). */
   listen(): Promise<string>;
   close(): Promise<void>;
 }
@@ -87,7 +87,7 @@ export async function createSwiftBrowse(
           { fetch: app.fetch, port: config.port, hostname: config.host },
           (info: AddressInfo) => {
             const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
-            const url = `http://${host}:${info.port}`;
+            const url = `http://${host}:${info.port}${config.routePrefix}`;
             logger.info(
               { url, data_dir: config.dataDir, version: VERSION },
               `SwiftBrowse ${VERSION} listening on ${url} (data in ${config.dataDir})`,

@@ -70,7 +70,8 @@ export class FileStore {
   link(session: string, name: string, now = Date.now()): { url: string; absolute_url?: string } {
     const path = FileStore.linkPath(session, name);
     const exp = Math.floor(now / 1000) + this.config.fileLinkTtl;
-    const url = `${path}?exp=${exp}&sig=${this.signer.sign(path, exp)}`;
+    // The signature covers the path the route sees; the link carries the mount prefix too.
+    const url = `${this.config.routePrefix}${path}?exp=${exp}&sig=${this.signer.sign(path, exp)}`;
     const base = this.config.publicUrl?.replace(/\/+$/, '');
     return base ? { url, absolute_url: `${base}${url}` } : { url };
   }

@@ -4,7 +4,7 @@ import type { ActionResult, Evidence, Progress } from '../core/result.js';
 import { describeTarget, type Target } from '../core/target.js';
 import { DEFAULT_FLOW_TIMEOUT_S, type Flow, type FlowStep } from './document.js';
 import { hintFor } from './hints.js';
-import { asText, mapStrings, referencesIn, stringsIn, substituteText } from './substitute.js';
+import { asText, mapStrings, parametersRead, substituteText } from './substitute.js';
 import { stepLabel } from './validate.js';
 
 /** Which run and step an op belongs to; rides on the op request so a log or an audit can record it. */
@@ -122,7 +122,7 @@ export function bindParameters(
     bound = parsed.data as Record<string, unknown>;
   }
   const values = new Map(Object.entries(bound).map(([k, v]) => [k, asText(v)]));
-  const read = new Set(flow.steps.flatMap((s) => stringsIn(s.args ?? {}).flatMap(referencesIn)));
+  const read = new Set(flow.steps.flatMap((s) => parametersRead(s.args)));
   const warnings = [...read]
     .filter((name) => !values.has(name))
     .map(

@@ -38,6 +38,11 @@ export function stringsIn(value: unknown): string[] {
   return out;
 }
 
+/** The parameter names a step's arguments read, each once, in the order they first appear. */
+export function parametersRead(args: unknown): string[] {
+  return [...new Set(stringsIn(args ?? {}).flatMap(referencesIn))];
+}
+
 /** A parameter value as text: substitution is text, and the step's own schema coerces it. */
 export function asText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);

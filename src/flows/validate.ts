@@ -10,7 +10,7 @@ import {
   type FlowParameters,
   type FlowStep,
 } from './document.js';
-import { asText, mapStrings, referencesIn, stringsIn, substituteText } from './substitute.js';
+import { asText, mapStrings, parametersRead, substituteText } from './substitute.js';
 
 /** What validation needs of an op: its name, its argument schema, and whether it may be a step. */
 export interface StepOp {
@@ -146,7 +146,7 @@ function probeValues(parameters: FlowParameters | undefined): Map<string, string
 }
 
 /** Objects under `key` anywhere inside a value. */
-function valuesAt(value: unknown, key: string): unknown[] {
+export function valuesAt(value: unknown, key: string): unknown[] {
   if (Array.isArray(value)) return value.flatMap((v) => valuesAt(v, key));
   if (typeof value !== 'object' || value === null) return [];
   return Object.entries(value).flatMap(([k, v]) => (k === key ? [v] : valuesAt(v, key)));
@@ -176,7 +176,7 @@ function stepProblems(
     problems.push(
       `${label}: an assert cannot be on_error: continue — a run that goes on past a false assertion reports a success it did not earn. Remove on_error, or use wait_for for a condition that may not hold`,
     );
-  for (const name of new Set(stringsIn(args).flatMap(referencesIn))) {
+  for (const name of parametersRead(args)) {
     if (!declared.has(name))
       problems.push(
         `${label}: \${${name}} is not a declared parameter. Declare it under parameters.properties, or write $\${${name}} for a literal \${${name}} (a JavaScript template literal needs $\${…})`,
@@ -255,7 +255,7 @@ export function validateFlow(value: unknown, ops: OpCatalogue, what: string): Va
     warnings.push(
       `${stepLabel(1, first)} neither navigates nor asserts: a flow is responsible for being where it acts — start with goto, or with an assert whose message says where the browser should be`,
     );
-  const read = new Set(doc.steps.flatMap((s) => stringsIn(s.args ?? {}).flatMap(referencesIn)));
+  const read = new Set(doc.steps.flatMap((s) => parametersRead(s.args)));
   for (const name of declared)
     if (!read.has(name))
       warnings.push(

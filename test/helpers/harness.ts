@@ -17,8 +17,10 @@ export interface OpResponse {
 export interface Harness {
   server: FixtureServer;
   app: SwiftBrowse;
-  /** Base URL of the SwiftBrowse HTTP server. */
+  /** Base URL of the SwiftBrowse HTTP server, ROUTE_PREFIX included (`routePrefix` setting). */
   url: string;
+  /** The server's origin, without ROUTE_PREFIX. */
+  origin: string;
   dataDir: string;
   /** POST /browser/<op> in a session (default "t"). */
   op(name: string, args?: unknown, session?: string): Promise<OpResponse>;
@@ -49,6 +51,7 @@ export async function startHarness(
   const config = loadConfig({}, { port: 0, timeoutMs: 5000, ...grid, ...settings, dataDir });
   const app = await createSwiftBrowse(config, logger);
   const url = await app.listen();
+  const origin = new URL(url).origin;
   const request = (path: string, init?: RequestInit) => fetch(`${url}${path}`, init);
   const used = new Set<string>();
   const op: Harness['op'] = async (name, args = {}, session = 't') => {
@@ -64,6 +67,7 @@ export async function startHarness(
     server,
     app,
     url,
+    origin,
     dataDir,
     request,
     op,

@@ -51,6 +51,8 @@ function serveFlags(cmd: Command): ConfigInput {
 function client(program: Command): ClientOptions {
   const o = program.opts<{ server?: string; session?: string; token?: string }>();
   const port = process.env.PORT ?? '8765';
+  // A server started from the same environment is mounted under its ROUTE_PREFIX.
+  const prefix = (process.env.ROUTE_PREFIX ?? '').trim().replace(/\/+$/, '');
   const session = o.session ?? process.env.SWIFTBROWSE_SESSION;
   if (session) {
     try {
@@ -60,10 +62,11 @@ function client(program: Command): ClientOptions {
     }
   }
   return {
-    server: (o.server ?? process.env.SWIFTBROWSE_URL ?? `http://127.0.0.1:${port}`).replace(
-      /\/$/,
-      '',
-    ),
+    server: (
+      o.server ??
+      process.env.SWIFTBROWSE_URL ??
+      `http://127.0.0.1:${port}${prefix}`
+    ).replace(/\/$/, ''),
     session,
     token: o.token ?? process.env.SWIFTBROWSE_TOKEN,
   };
@@ -105,7 +108,10 @@ export function buildProgram(setExit: (code: number) => void): Command {
   const program = new Command('swiftbrowse')
     .description('Browser automation for AI agents and test engineers')
     .version(VERSION)
-    .option('--server <url>', 'server to talk to (SWIFTBROWSE_URL, default http://127.0.0.1:$PORT)')
+    .option(
+      '--server <url>',
+      'server to talk to (SWIFTBROWSE_URL, default http://127.0.0.1:$PORT$ROUTE_PREFIX)',
+    )
     .option('--session <name>', 'session name (SWIFTBROWSE_SESSION)')
     .option('--token <token>', 'bearer token (SWIFTBROWSE_TOKEN)')
     .option(

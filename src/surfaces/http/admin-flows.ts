@@ -2,6 +2,7 @@ import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { parseArgs } from '../../core/args.js';
 import { checkName } from '../../core/names.js';
+import { outlineFlow } from '../../flows/outline.js';
 import type { OpRuntime } from '../../ops/run-op.js';
 import { flowDocumentRoutes, jsonBody, refuse } from './flows.js';
 
@@ -34,6 +35,16 @@ export function adminFlowRoutes(rt: OpRuntime): Hono {
   });
 
   flowDocumentRoutes(app, '/:library/:name', rt, lib, 'operator', { exact: true });
+
+  app.get('/:library/:name/outline', async (c) => {
+    try {
+      const outline = await outlineFlow(rt.flows, rt.ops, lib(c), c.req.param('name'));
+      c.header('ETag', `"${outline.revision}"`);
+      return c.json(outline);
+    } catch (e) {
+      return refuse(c, 'flow_outline', e);
+    }
+  });
 
   app.post('/:library/:name/move', async (c) => {
     try {

@@ -5,7 +5,9 @@ import { OpError, toOpError } from '../../core/errors.js';
 import { opListing } from '../../ops/listing.js';
 import { runOp, type OpRuntime } from '../../ops/run-op.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
+import { adminAuditRoutes } from './admin-audit.js';
 import { adminFlowRoutes } from './admin-flows.js';
+import { adminSettingsRoutes } from './admin-settings.js';
 import { adminRoutes } from './admin.js';
 import { fileAdminRoutes, isSignedFileLink, signedFileRoutes } from './file-routes.js';
 import { flowRoutes } from './flows.js';
@@ -15,13 +17,21 @@ import { answerFor, detailOf } from '../answer.js';
 import { answer, callerName, failure } from './respond.js';
 import { mountLogRoutes } from './logs-routes.js';
 import { readiness } from './ready.js';
+import { outsidePrefix, prefixedGetPath } from './route-prefix.js';
 
 /** The HTTP surface: it only translates requests into runOp calls and results into responses. */
 export function createHttpApp(rt: OpRuntime, version: string): Hono {
   const config = rt.sessions.config;
-  const app = new Hono();
+  const prefix = config.routePrefix;
+  // Routes are written without ROUTE_PREFIX; Hono strips it before routing.
+  const app = new Hono({ getPath: prefixedGetPath(prefix) });
 
   const hostAllowed = hostRule(config);
+
+  app.use('*', async (c, next) => {
+    const outside = outsidePrefix(prefix, c);
+    return outside ? failure(c, 'request', outside) : next();
+  });
 
   // One guard for every route, /mcp included: the MCP SDK's own allowedHosts compares whole
   // Host values (port and all) and is deprecated in favour of middleware like this one.
@@ -169,18 +179,21 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
   app.route('/admin', adminRoutes(rt));
   app.route('/admin', fileAdminRoutes(rt.files));
   app.route('/admin/flows', adminFlowRoutes(rt));
+  app.route('/admin/settings', adminSettingsRoutes(config));
+  app.route('/admin/audit', adminAuditRoutes(rt.secrets.audit));
 
   app.route('/', flowRoutes(rt));
+  // Before the static files, which answer /demo too: the page's relative links need /demo/.
+  app.get('/demo', (c) => c.redirect(`${prefix}/demo/index.html`));
+  app.get('/demo/', (c) => c.redirect(`${prefix}/demo/index.html`));
   app.use('/demo/*', serveStatic({ root: PACKAGE_ROOT, rewriteRequestPath: (p) => p }));
-  app.get('/demo', (c) => c.redirect('/demo/index.html'));
-  app.get('/demo/', (c) => c.redirect('/demo/index.html'));
   app.notFound((c) =>
     failure(
       c,
       'request',
       new OpError(
         'not_found',
-        `No route ${c.req.method} ${c.req.path}. Ops are POST /browser/<op>; GET /ops lists them.`,
+        `No route ${c.req.method} ${prefix}${c.req.path}. Ops are POST ${prefix}/browser/<op>; GET ${prefix}/ops lists them.`,
       ),
     ),
   );

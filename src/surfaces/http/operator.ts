@@ -41,7 +41,7 @@ export function operatorGuard(config: Config): MiddlewareHandler {
       setCookie(c, OPERATOR_COOKIE, token, {
         httpOnly: true,
         sameSite: 'Strict',
-        path: '/',
+        path: config.routePrefix || '/',
         secure: new URL(c.req.url).protocol === 'https:',
       });
       const url = new URL(c.req.url);
@@ -53,7 +53,7 @@ export function operatorGuard(config: Config): MiddlewareHandler {
     return refuse(
       c,
       401,
-      'This is an operator route: send Authorization: Bearer <SWIFTBROWSE_ADMIN_TOKEN> (a browser can open /viewer?token=<SWIFTBROWSE_ADMIN_TOKEN> once).',
+      `This is an operator route: send Authorization: Bearer <SWIFTBROWSE_ADMIN_TOKEN> (a browser can open ${config.routePrefix}/viewer?token=<SWIFTBROWSE_ADMIN_TOKEN> once).`,
     );
   };
 }

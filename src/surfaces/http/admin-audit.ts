@@ -1,0 +1,81 @@
+import { Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import type { AuditedBind, BindAudit } from '../../secrets/audit.js';
+import { originOf } from '../../secrets/origins.js';
+
+/** A comment line every 15 s keeps proxies from closing a quiet stream. */
+const HEARTBEAT_MS = 15_000;
+
+/** One audit entry as the operator reads it: who, where (the page's origin only), never a value. */
+export interface AuditEntry {
+  at: string;
+  session: string;
+  op: string;
+  flow?: string;
+  step?: string;
+  secret: string;
+  key: string;
+  url?: string;
+  allowed: boolean;
+  reason?: string;
+}
+
+export function auditEntry(bind: AuditedBind): AuditEntry {
+  return {
+    at: bind.at,
+    session: bind.session,
+    op: bind.op,
+    ...(bind.flow !== undefined ? { flow: bind.flow } : {}),
+    ...(bind.step !== undefined ? { step: bind.step } : {}),
+    secret: bind.secret,
+    key: bind.key,
+    // A path or query can carry a session id or a one-time code: the origin is what is reviewed.
+    ...(bind.url !== undefined ? { url: originOf(bind.url) } : {}),
+    allowed: bind.allowed,
+    ...(bind.reason !== undefined ? { reason: bind.reason } : {}),
+  };
+}
+
+/** Refusals first (what an operator acts on), then newest first. */
+export function auditEntries(audit: BindAudit): AuditEntry[] {
+  const newestFirst = audit.recent().reverse();
+  return [...newestFirst.filter((b) => !b.allowed), ...newestFirst.filter((b) => b.allowed)].map(
+    auditEntry,
+  );
+}
+
+/** `GET /admin/audit` and `GET /admin/audit/events` (SSE), mounted behind the operator guard. */
+export function adminAuditRoutes(audit: BindAudit): Hono {
+  const app = new Hono();
+  app.get('/', (c) => c.json({ capacity: audit.capacity, entries: auditEntries(audit) }));
+  app.get('/events', (c) =>
+    streamSSE(c, async (stream) => {
+      // Writes go one after another: a bind and a heartbeat never interleave on the wire.
+      let writing = Promise.resolve();
+      const send = (text: () => Promise<unknown>) => {
+        writing = writing.then(text).then(
+          () => undefined,
+          () => stream.abort(),
+        );
+      };
+      const unsubscribe = audit.onBind((bind) =>
+        send(() => stream.writeSSE({ event: 'bind', data: JSON.stringify(auditEntry(bind)) })),
+      );
+      const heartbeat = setInterval(
+        () => send(() => stream.write(': heartbeat\n\n')),
+        HEARTBEAT_MS,
+      );
+      const closed = new Promise<void>((resolve) => stream.onAbort(resolve));
+      // A client that goes away ends the stream, and with it the subscription and the timer.
+      c.req.raw.signal.addEventListener('abort', () => stream.abort(), { once: true });
+      try {
+        send(() => stream.write(': connected\n\n'));
+        await closed;
+      } finally {
+        clearInterval(heartbeat);
+        unsubscribe();
+      }
+    }),
+  );
+  return app;
+}
