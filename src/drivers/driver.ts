@@ -301,7 +301,7 @@ export interface DownloadRecord {
   error?: string;
 }
 
-/** What a WebDriver backend sent to open a browser (seed 004): the operator's view, not a model's. */
+/** What a backend sent to open a browser (seed 004): the operator's view, not a model's. */
 export interface CapabilitiesReport {
   asked: { browser: string; version: string };
   sent: readonly { key: string; value: unknown; sources: readonly string[] }[];
@@ -338,8 +338,10 @@ export interface BrowserSession {
    */
   handle(): string | undefined;
   running(): RunningBrowser;
-  /** The capabilities a WebDriver backend sent; other backends have none. */
+  /** What opened the browser: a WebDriver backend's capabilities, Playwright's launch options. */
   sentCapabilities?(): CapabilitiesReport | undefined;
+  /** The Grid's session id and whether the Grid offers a live view (VNC) of it; operator-only. */
+  gridSession?(): { id: string; liveView: boolean };
   close(): Promise<void>;
   /** True after close() and also when the browser died or was taken away. */
   isClosed(): boolean;

@@ -90,7 +90,7 @@ export const open = defineOp({
     // Refused before the held browser is ended (seed 004): unusable settings change nothing.
     await ctx.sessions.checkSettings(s, settings);
     if (s.hasBrowser() && relaunch.length) {
-      await ctx.sessions.closeBrowser(s);
+      await ctx.sessions.closeBrowser(s, 'caller');
       ctx.notes.push(
         `restarted: ${relaunch.join(', ')} changed, so the browser was restarted (cookies of the old one are gone unless a profile keeps them)`,
       );
@@ -137,7 +137,7 @@ export const close = defineOp({
   async run(ctx) {
     // A close that came while an op held the session already ended its browser (closeUnder).
     const early = ctx.sessions.takeClosedEarly(ctx.session);
-    const had = (await ctx.sessions.closeBrowser(ctx.session)) || early;
+    const had = (await ctx.sessions.closeBrowser(ctx.session, 'caller')) || early;
     if (!had) ctx.notes.push('no_browser: the session had no browser open');
     return { data: { closed: had } };
   },

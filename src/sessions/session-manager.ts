@@ -16,6 +16,7 @@ import {
 import { within } from '../core/within.js';
 import type { BrowserSession, BrowserTab, Driver, OpenOptions } from '../drivers/driver.js';
 import { keptFilesDir, sessionFilesDir } from '../files/file-store.js';
+import { endedRecord, openedRecord, type EndedBy } from './browser-record.js';
 import { Session } from './session.js';
 import { defaultSettings, type SessionSettings } from './settings.js';
 import type { SessionRecord, SessionStore } from './store.js';
@@ -432,7 +433,7 @@ export class SessionManager {
    * op opens a new one on the last URL; its close is not waited for.
    */
   abandonBrowser(session: Session): void {
-    const browser = this.dropBrowser(session, 'lost');
+    const browser = this.dropBrowser(session, 'lost', 'stuck');
     if (browser) void within(browser.close(), CLOSE_WAIT_MS, undefined);
   }
 
@@ -461,7 +462,7 @@ export class SessionManager {
       ),
       note: `closed_under: ${op} arrived while this op ran and ended the browser`,
     });
-    const had = await this.closeBrowser(session);
+    const had = await this.closeBrowser(session, 'caller');
     if (had) this.closedEarly.add(session);
     return had;
   }
@@ -507,22 +508,35 @@ export class SessionManager {
     // A re-attached browser's pointer is where the stored record says; a new one's is unknown.
     if (!reattached) session.pointer = undefined;
     session.reading.forgetPages();
+    // A re-attached browser is the one the stored record describes: its start stays as it was.
+    const kept = session.browserRecord;
+    if (!reattached || !kept?.ran || kept.ended)
+      session.browserRecord = openedRecord(
+        session.settings,
+        browser,
+        this.config.sessionTtl,
+        Date.now(),
+      );
   }
 
   /** Marks a dead browser lost and describes it as the one `backend` answer. */
   lost(session: Session): OpError {
-    this.dropBrowser(session, 'lost');
+    this.dropBrowser(session, 'lost', lostBy(session));
     return new OpError(
       'backend',
       `The browser of session "${session.name}" died (crashed, was killed, or its Grid node went away)${session.lastUrl ? ` while on ${session.lastUrl}` : ''}. Send the next op as usual: a new browser opens on the last URL${session.settings.profile ? '' : ', without the cookies and logins of the old one'}.`,
     );
   }
 
+  /** The one way a session lets go of its browser: its state, and who ended it in its record. */
   private dropBrowser(
     session: Session,
     state: Session['browserState'],
+    by: EndedBy,
   ): BrowserSession | undefined {
     const browser = session.browser;
+    if (browser && session.browserRecord)
+      session.browserRecord = endedRecord(session.browserRecord, by, Date.now());
     session.browser = undefined;
     session.activeTabId = undefined;
     session.pointer = undefined;
@@ -590,9 +604,11 @@ export class SessionManager {
     return found;
   }
 
-  async closeBrowser(session: Session): Promise<boolean> {
+  /** Ends the session's browser on purpose; `by` says who asked, for the browser record. */
+  async closeBrowser(session: Session, by: 'caller' | 'operator'): Promise<boolean> {
     const had = session.hasBrowser();
-    const browser = this.dropBrowser(session, 'closed');
+    // A browser that died before the close came was not ended by whoever closed it.
+    const browser = this.dropBrowser(session, 'closed', had ? by : lostBy(session));
     // A browser that does not end (a page stuck in script, a Grid node gone quiet) is let go of.
     if (browser) await within(browser.close(), CLOSE_WAIT_MS, undefined);
     // Browser files (downloads, screenshots) go with the browser; kept copies live elsewhere.
@@ -603,7 +619,8 @@ export class SessionManager {
   /** Ends the session's browser and forgets its record; a new op starts it from nothing. */
   async forget(name: string): Promise<boolean> {
     const session = this.sessions.get(name);
-    if (session) await this.closeBrowser(session);
+    // The record goes with it, so who ended the browser is written nowhere anyone reads.
+    if (session) await this.closeBrowser(session, 'operator');
     const known = !!session || !!(await this.store.load(name));
     this.sessions.delete(name);
     this.unsaved.delete(name);
@@ -625,7 +642,7 @@ export class SessionManager {
         continue;
       }
       if (!sessionTtl || !s.hasBrowser() || now - s.lastActiveAt < sessionTtl) continue;
-      await this.dropBrowser(s, 'released')?.close();
+      await this.dropBrowser(s, 'released', 'idle')?.close();
       await this.persist(s);
       released.push(s.name);
       this.logger?.info({ session: s.name }, 'idle session released its browser');
@@ -653,6 +670,11 @@ export class SessionManager {
     await Promise.all(Object.values(this.drivers).map((d) => d.shutdown()));
     await this.store.close();
   }
+}
+
+/** Who ended a browser that died: a Grid browser that stops answering was as often taken by the Grid (reaped, node gone) as crashed. */
+function lostBy(session: Session): EndedBy {
+  return session.settings.backend === 'grid' ? 'grid' : 'crashed';
 }
 
 /** `90 s`, `15 min`: SESSION_TTL as a person would say it. */

@@ -1,5 +1,6 @@
 import { BoundValues, scrub } from '../core/redact.js';
 import type { BrowserSession, BrowserTab } from '../drivers/driver.js';
+import type { BrowserRecord } from './browser-record.js';
 import { SessionEvents } from './op-events.js';
 import { ReadingMemory } from './reading-memory.js';
 import type { SessionSettings } from './settings.js';
@@ -24,6 +25,8 @@ export class Session {
   ops = 0;
   /** The driver's handle on a browser that can outlive this process (a Grid session id). */
   handle?: string;
+  /** The last browser as asked, sent, ran and ended, kept after it is gone (admin API). */
+  browserRecord?: BrowserRecord;
   /** Refused navigations and tabs the pages opened, handed to the ops running when they happen. */
   readonly events = new SessionEvents();
   /**
@@ -59,6 +62,7 @@ export class Session {
     session.ops = record.ops;
     session.createdAt = record.createdAt;
     session.lastActiveAt = record.lastActiveAt;
+    session.browserRecord = record.browserRecord;
     return session;
   }
 
@@ -74,6 +78,7 @@ export class Session {
       ops: this.ops,
       createdAt: this.createdAt,
       lastActiveAt: this.lastActiveAt,
+      browserRecord: this.browserRecord,
     };
   }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { browserRecordSchema } from './browser-record.js';
 import { sessionSettingsSchema } from './settings.js';
 
 /**
@@ -24,6 +25,8 @@ export const sessionRecordSchema = z.object({
   ops: z.number().int(),
   createdAt: z.number(),
   lastActiveAt: z.number(),
+  /** The last browser as it was asked, sent, ran and ended; absent in records of older servers. */
+  browserRecord: browserRecordSchema.optional(),
 });
 
 export type SessionRecord = z.infer<typeof sessionRecordSchema>;

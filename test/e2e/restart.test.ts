@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import type { ActionResult } from '../../src/core/result.js';
+import type { BrowserRecord } from '../../src/sessions/browser-record.js';
 import { BACKEND, backendEnv } from '../helpers/backend.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
@@ -96,9 +97,16 @@ describe('a restart with the Redis store', () => {
         (await (await fetch(`${second.url}/admin/sessions/keep`)).json()) as {
           pointer?: { x: number; y: number };
           settings: { locale: string };
+          browser_record?: BrowserRecord;
         };
       const detail = await read();
       assert.equal(detail.settings.locale, 'de-DE');
+      // Redis kept the browser record the first server wrote: what was asked and what ran.
+      const kept = detail.browser_record;
+      assert.deepEqual(kept?.asked?.window, { width: 1000, height: 700 });
+      assert.equal(kept?.ran?.backend, BACKEND === 'grid' ? 'grid' : 'playwright');
+      assert.ok(kept?.sent?.capabilities.length, JSON.stringify(kept));
+      assert.equal(kept?.ended, undefined, 'a stopped server ended nothing');
       assert.ok(detail.pointer && detail.pointer.x > 0, JSON.stringify(detail));
 
       const status = await op(second.url, 'status', {});
@@ -134,6 +142,10 @@ describe('a restart with the Redis store', () => {
       }
       // Closed, not stopped: a durable store would leave the Grid browser for a next server.
       assert.equal((await op(second.url, 'close', {})).ok, true);
+      const closed = (await read()).browser_record;
+      assert.equal(closed?.ended?.by, 'caller');
+      // A re-attached Grid browser is the one that started before the restart.
+      if (BACKEND === 'grid') assert.equal(closed?.ran?.started_at, kept?.ran?.started_at);
       // The Grid's status hears of a quit up to a second after the quit answers (seen under load).
       for (let i = 0; i < 50 && (await browsersOf()).length > 0; i++)
         await new Promise((r) => setTimeout(r, 200));

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { BrowserRecord } from '../../src/sessions/browser-record.js';
 import { BACKEND } from '../helpers/backend.js';
 import { killBrowsers } from '../helpers/browser-process.js';
 import { endGridBrowsers, testGridUrl } from '../helpers/grid.js';
@@ -61,6 +62,10 @@ for (const store of ['memory', 'redis'] as const) {
       const hit = await h.op('find', { target: { role: 'button' } }, s);
       assert.equal(hit.body.error?.kind, 'backend', JSON.stringify(hit.body));
       assert.equal(hit.status, 503);
+      const seen = (await (await h.request(`/admin/sessions/${s}`)).json()) as {
+        browser_record?: BrowserRecord;
+      };
+      assert.equal(seen.browser_record?.ended?.by, BACKEND === 'grid' ? 'grid' : 'crashed');
       const next = await h.op('find', { target: { role: 'button', name: 'Sign in' } }, s);
       assert.equal(next.body.ok, true, JSON.stringify(next.body.error));
       assert.equal(next.body.page?.url, url);
@@ -144,6 +149,12 @@ describe('an idle session', () => {
     await h.op('goto', { url }, 'idle');
     await new Promise((r) => setTimeout(r, 2600));
     assert.equal((await h.op('status', {}, 'idle')).body.data?.browser, 'released');
+    const seen = (await (await h.request('/admin/sessions/idle')).json()) as {
+      state: string;
+      browser_record?: BrowserRecord;
+    };
+    assert.equal(seen.state, 'ended', 'the operator sees the idle release as an end');
+    assert.equal(seen.browser_record?.ended?.by, 'idle');
     const back = await h.op('find', { target: { role: 'button', name: 'Sign in' } }, 'idle');
     assert.equal(back.body.ok, true, JSON.stringify(back.body.error));
     assert.equal(back.body.page?.url, url);

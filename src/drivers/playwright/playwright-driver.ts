@@ -7,6 +7,7 @@ import type {
   BrowserInfo,
   BrowserSession,
   BrowserTab,
+  CapabilitiesReport,
   DownloadRecord,
   Driver,
   OpenOptions,
@@ -15,6 +16,7 @@ import type {
 } from '../driver.js';
 import { CHROMIUM_ARGS, findBrowser } from '../find-browser.js';
 import { fromPlaywright } from './errors.js';
+import { launchReport } from './launch-report.js';
 import { PlaywrightTab } from './playwright-tab.js';
 
 /** A session's browser context: its own cookies and storage, its tabs. */
@@ -31,6 +33,7 @@ class PlaywrightSession implements BrowserSession {
     private readonly context: BrowserContext,
     private readonly version: string,
     private readonly downloadsDir: string,
+    private readonly launch: CapabilitiesReport,
   ) {
     context.on('page', (page) => {
       if (this.adopting) return;
@@ -130,6 +133,11 @@ class PlaywrightSession implements BrowserSession {
     return { browser: 'chromium', version: this.version };
   }
 
+  /** For the operator's admin view: what the browser was launched with, and from where. */
+  sentCapabilities(): CapabilitiesReport {
+    return this.launch;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     // A persistent profile's context owns its browser process; closing it ends both.
@@ -207,13 +215,15 @@ export class PlaywrightDriver implements Driver {
   private readonly browsers = new Map<string, Promise<Browser>>();
 
   private readonly args: string[];
+  private readonly configArgs: string[];
 
   /** `blockedHosts` never resolve in this browser: every request to them fails before it is sent. */
   constructor(
     private readonly executablePath?: string,
     blockedHosts: readonly string[] = [],
   ) {
-    this.args = [...CHROMIUM_ARGS, ...hostResolverRules(blockedHosts)];
+    this.configArgs = hostResolverRules(blockedHosts);
+    this.args = [...CHROMIUM_ARGS, ...this.configArgs];
   }
 
   private executable(): string {
@@ -296,7 +306,14 @@ export class PlaywrightDriver implements Driver {
       }
       if (options.refuseNavigation)
         await guardNavigations(context, options.refuseNavigation, options.refuseRequest);
-      const session = new PlaywrightSession(context, version, options.downloadsDir);
+      const launch = launchReport({
+        executablePath: this.executable(),
+        executableFromConfig: !!this.executablePath,
+        flowArgs: CHROMIUM_ARGS,
+        configArgs: this.configArgs,
+        options,
+      });
+      const session = new PlaywrightSession(context, version, options.downloadsDir, launch);
       await session.start();
       return session;
     } catch (e) {

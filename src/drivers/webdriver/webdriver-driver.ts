@@ -56,6 +56,7 @@ interface Handle {
   id: string;
   running: RunningBrowser;
   sent?: SentCapabilities;
+  liveView?: boolean;
 }
 
 export interface WebDriverSettings {
@@ -106,6 +107,7 @@ export class WebDriverSession implements BrowserSession, TabHost {
     private readonly sent: SentCapabilities | undefined,
     private readonly viewportSize: { width: number; height: number },
     private readonly downloadsDir: string,
+    private readonly liveView = false,
   ) {
     bidi.onClose(() => (this.closed = true));
     bidi.setLiveness(() =>
@@ -369,7 +371,12 @@ export class WebDriverSession implements BrowserSession, TabHost {
   }
 
   handle(): string {
-    const handle: Handle = { id: this.id, running: this.info, sent: this.sent };
+    const handle: Handle = {
+      id: this.id,
+      running: this.info,
+      sent: this.sent,
+      liveView: this.liveView,
+    };
     return JSON.stringify(handle);
   }
 
@@ -382,9 +389,9 @@ export class WebDriverSession implements BrowserSession, TabHost {
     return this.sent;
   }
 
-  /** The Grid session id (for the operator; never shown to a model). */
-  gridSessionId(): string {
-    return this.id;
+  /** The Grid session id and its live view (for the operator; never shown to a model). */
+  gridSession(): { id: string; liveView: boolean } {
+    return { id: this.id, liveView: this.liveView };
   }
 
   async setInputFiles(
@@ -639,6 +646,8 @@ export class WebDriverDriver implements Driver {
         sent: built.sent,
         ignored: built.ignored,
       };
+      // Selenium's docker nodes say so when they serve the session over VNC.
+      const liveView = caps.get('se:vncEnabled') === true || typeof caps.get('se:vnc') === 'string';
       const bidi = await Bidi.connect(ws.replace('://localhost', '://127.0.0.1'));
       const session = new WebDriverSession(
         driver,
@@ -648,6 +657,7 @@ export class WebDriverDriver implements Driver {
         sent,
         options.viewport,
         options.downloadsDir,
+        liveView,
       );
       await this.applyTimeouts(driver, options);
       await session.start({
@@ -731,6 +741,7 @@ export class WebDriverDriver implements Driver {
       parsed.sent,
       options.viewport,
       options.downloadsDir,
+      parsed.liveView ?? false,
     );
     try {
       await session.start({

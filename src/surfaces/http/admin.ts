@@ -2,9 +2,24 @@ import { Hono } from 'hono';
 import { OpError } from '../../core/errors.js';
 import { scrub } from '../../core/redact.js';
 import type { OpRuntime } from '../../ops/run-op.js';
+import { adminState } from '../../sessions/admin-state.js';
+import {
+  checkSessionDirName,
+  hasSessionData,
+  removeSessionData,
+  sessionDirNames,
+} from '../../sessions/session-dirs.js';
 import type { Session } from '../../sessions/session.js';
 import { settingsView } from '../../sessions/settings.js';
 import type { SessionRecord } from '../../sessions/store.js';
+
+/** What a session holds on disk, for the list: its flows, its files, the bytes of the kept ones. */
+async function holdings(rt: OpRuntime, name: string) {
+  const files = await rt.files.list(name).catch(() => []);
+  const flows = await rt.flows.libraryFlows(name).catch(() => []);
+  const keptBytes = files.filter((f) => f.kept).reduce((n, f) => n + f.size, 0);
+  return { flows: flows.length, files: files.length, kept_bytes: keptBytes };
+}
 
 /**
  * What the operator sees of a session: enough to decide to end or forget it. URLs come scrubbed of
@@ -12,8 +27,16 @@ import type { SessionRecord } from '../../sessions/store.js';
  */
 function summary(record: SessionRecord, live: Session | undefined, now: number) {
   const lastUrl = record.lastUrl === undefined ? undefined : scrub(record.lastUrl, live?.bound);
+  const endedBy = live?.hasBrowser() ? undefined : record.browserRecord?.ended?.by;
   return {
     name: record.name,
+    state: adminState({
+      busy: live?.busy ?? false,
+      hasBrowser: live?.hasBrowser() ?? false,
+      browserState: record.browserState,
+      endedBy,
+    }),
+    ended_by: endedBy,
     browser: live?.hasBrowser()
       ? 'open'
       : record.browserState === 'open'
@@ -24,11 +47,13 @@ function summary(record: SessionRecord, live: Session | undefined, now: number) 
     last_url: lastUrl,
     idle_ms: now - record.lastActiveAt,
     ops: record.ops,
+    orphan: false,
   };
 }
 
 /**
- * The admin API (DESIGN §13): every session, one session's detail, end a browser, forget a
+ * The admin API (DESIGN §13): every session (and every session directory on disk), one session's
+ * detail with its browser record, end a browser, delete a finished session's data, forget a
  * session. Mounted under /admin behind the operator guard; later rooms add their routes beside.
  */
 export function adminRoutes(rt: OpRuntime): Hono {
@@ -50,11 +75,29 @@ export function adminRoutes(rt: OpRuntime): Hono {
   admin.get('/sessions', async (c) => {
     const now = Date.now();
     const records = await sessions.records();
+    const named = new Set(records.map((r) => r.name));
+    const orphans = (await sessionDirNames(sessions.config.dataDir)).filter((n) => !named.has(n));
+    const rows = [
+      ...(await Promise.all(
+        records.map(async (r) => {
+          const live = sessions.find(r.name);
+          return { ...summary(r, live, now), ...(await holdings(rt, r.name)) };
+        }),
+      )),
+      ...(await Promise.all(
+        orphans.map(async (name) => ({
+          name,
+          orphan: true,
+          state: 'closed',
+          ...(await holdings(rt, name)),
+        })),
+      )),
+    ].sort((a, b) => a.name.localeCompare(b.name));
     return c.json({
       store: sessions.store.kind,
       live_browsers: sessions.liveBrowsers(),
       max_sessions: sessions.config.maxSessions,
-      sessions: records.map((r) => summary(r, sessions.find(r.name), now)),
+      sessions: rows,
     });
   });
 
@@ -67,6 +110,8 @@ export function adminRoutes(rt: OpRuntime): Hono {
       settings: settingsView(record.settings),
       running: live?.hasBrowser() ? live.browser?.running() : undefined,
       capabilities: live?.hasBrowser() ? live.browser?.sentCapabilities?.() : undefined,
+      browser_record: record.browserRecord,
+      ...(await holdings(rt, record.name)),
       tabs,
       pointer: record.pointer,
       actions: record.counter,
@@ -79,9 +124,29 @@ export function adminRoutes(rt: OpRuntime): Hono {
 
   admin.delete('/sessions/:name/browser', async (c) => {
     const { live } = await known(c.req.param('name'));
-    const ended = live ? await sessions.closeBrowser(live) : false;
+    const ended = live ? await sessions.closeBrowser(live, 'operator') : false;
     if (live) await sessions.persist(live);
     return c.json({ ok: true, ended });
+  });
+
+  admin.delete('/sessions/:name/data', async (c) => {
+    const name = checkSessionDirName(c.req.param('name'));
+    const live = sessions.find(name);
+    if (live?.busy || live?.hasBrowser()) {
+      throw new OpError(
+        'not_actionable',
+        `Session "${name}" still has its browser ${live.busy ? 'running an op' : 'open'}, so its files are in use. End it first (DELETE /admin/sessions/${name}/browser), then delete its data.`,
+      );
+    }
+    const remembered = !!live || !!(await sessions.store.load(name));
+    if (!remembered && !(await hasSessionData(sessions.config.dataDir, name))) {
+      throw new OpError(
+        'session_not_found',
+        `No session "${name}" (live, stored or on disk). GET /admin/sessions lists them.`,
+      );
+    }
+    const removed = await removeSessionData(sessions.config.dataDir, name);
+    return c.json({ ok: true, removed });
   });
 
   admin.delete('/sessions/:name', async (c) => {

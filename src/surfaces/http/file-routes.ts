@@ -70,13 +70,16 @@ export function signedFileRoutes(files: FileStore): Hono {
 /**
  * Operator-only file actions, mounted by the admin API under `/admin` behind its token:
  * `GET /files/<session>` (every file, total size), `DELETE /files/<session>/<name>` (a kept
- * file; a browser file answers deleted: false) and `POST /files/<session>/clear-downloads`.
+ * file; a browser file answers deleted: false), `POST /files/<session>/<name>/keep` (keep a
+ * download, as `keep_file` does) and `POST /files/<session>/clear-downloads`.
  */
 export function fileAdminRoutes(files: FileStore): Hono {
   const app = new Hono();
   const sessionOf = (c: Context) => checkName('session', c.req.param('session') ?? '');
   app.onError((e, c) =>
-    e instanceof OpError ? refused(c, 400, e) : c.json({ ok: false, error: String(e) }, 500),
+    e instanceof OpError
+      ? refused(c, e.kind === 'not_found' ? 404 : 400, e)
+      : c.json({ ok: false, error: String(e) }, 500),
   );
   app.get('/files/:session', async (c) => {
     const list = await files.list(sessionOf(c));
@@ -88,5 +91,9 @@ export function fileAdminRoutes(files: FileStore): Hono {
   app.post('/files/:session/clear-downloads', async (c) =>
     c.json({ removed: await files.clearDownloads(sessionOf(c)) }),
   );
+  app.post('/files/:session/:name/keep', async (c) => {
+    const { entry } = await files.keep(sessionOf(c), checkFileName(c.req.param('name')));
+    return c.json(entry);
+  });
   return app;
 }
