@@ -117,7 +117,8 @@ export function adminRoutes(rt: OpRuntime): Hono {
       actions: record.counter,
       created_at: new Date(record.createdAt).toISOString(),
       last_active_at: new Date(record.lastActiveAt).toISOString(),
-      log: `/logs/${encodeURIComponent(record.name)}`,
+      log: `${sessions.config.routePrefix}/logs/${encodeURIComponent(record.name)}`,
+      viewer: `${sessions.config.routePrefix}/viewer?session=${encodeURIComponent(record.name)}`,
     };
     return c.json(scrub(body, live?.bound));
   });
