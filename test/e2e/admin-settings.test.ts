@@ -191,7 +191,7 @@ describe('the whole server under ROUTE_PREFIX', () => {
   test('an op, MCP, the viewer, a file link, a redirect and an admin call answer under it', async () => {
     const goto = await p.op('goto', { url: `${p.server.PREFIX}/index.html` }, 'pre');
     assert.equal(goto.body.ok, true, JSON.stringify(goto.body.error));
-    const mcp = await p.request('/mcp', {
+    const mcp = await p.request('/mcp?session=prefixed', {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
