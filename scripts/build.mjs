@@ -1,7 +1,8 @@
-// Builds the server (tsc) and the in-page script (esbuild, one IIFE string run by every driver).
+// Builds the server (tsc), the in-page script (esbuild, one IIFE string run by every driver) and
+// the operator console (esbuild, inlined into one page so it runs under the viewer's CSP).
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 const tsc = (project) =>
   execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', project], {
@@ -21,3 +22,22 @@ await build({
   logLevel: 'warning',
 });
 tsc('tsconfig.json');
+
+tsc('ui/admin/tsconfig.json');
+const consoleBundle = await build({
+  entryPoints: ['ui/admin/main.ts'],
+  bundle: true,
+  format: 'iife',
+  target: 'es2022',
+  minify: true,
+  write: false,
+  logLevel: 'warning',
+});
+// Inline, so the page needs nothing from the server but its API: no asset path to get wrong under a prefix.
+const script = consoleBundle.outputFiles[0].text.replace(/<\/(script)/gi, '<\\/$1');
+const style = readFileSync('ui/admin/console.css', 'utf8');
+const page = readFileSync('ui/admin/index.html', 'utf8')
+  .replace('/* console.css */', () => style)
+  .replace('/* main.js */', () => script);
+mkdirSync('dist/ui/admin', { recursive: true });
+writeFileSync('dist/ui/admin/index.html', page);

@@ -7,7 +7,7 @@ import { logsDir } from '../../logs/session-log.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
 
 // The viewer runs its inline script and style, loads frames from here, and reaches nothing else.
-const VIEWER_CSP =
+export const VIEWER_CSP =
   "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'";
 
 function positiveInt(value: string | undefined, name: string): number | undefined {
