@@ -3,6 +3,8 @@
 // probed first: their tests skip on a server without them and run once those branches land.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, request as forward, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -113,6 +115,8 @@ await h.request('/admin/flows/global/greet', {
   body: GLOBAL_YAML,
 });
 
+const hasBrowserRecord = 'browser_record' in (await admin<object>('sessions/alpha'));
+
 const browser: Browser = await chromium.launch({
   executablePath: findBrowser(h.app.runtime.sessions.config.browserPath),
   args: CHROMIUM_ARGS,
@@ -190,6 +194,50 @@ async function axeViolations(): Promise<string[]> {
 }
 
 describe('the operator console', () => {
+  test('runs under a mount prefix: every page, API and link path is relative', async () => {
+    // A proxy serving the server under /sb/, as ROUTE_PREFIX or a reverse proxy would.
+    const target = new URL(h.url);
+    const proxy: Server = createServer((req, res) => {
+      if (!req.url?.startsWith('/sb/')) {
+        res.writeHead(404).end('outside the prefix');
+        return;
+      }
+      const upstream = forward(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: req.url.slice(3),
+          method: req.method,
+          headers: req.headers,
+        },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/sb`;
+    try {
+      // The cookie is the host's, whatever the port: one sign-in serves both.
+      await page.goto(`${consoleUrl}?token=${TOKEN}`);
+      await page.goto(`${base}/admin/#/sessions`);
+      await page.locator('tr[data-session="alpha"]').waitFor();
+      await page.goto('about:blank');
+      await page.goto(`${base}/admin/#/sessions/alpha/files`);
+      const openLink = page.getByRole('link', { name: /^Open / }).first();
+      assert.match((await openLink.getAttribute('href'))!, new RegExp(`^${base}/files/alpha/`));
+      await page.goto('about:blank');
+      await page.goto(`${base}/admin/#/sessions/alpha`);
+      const viewer = page.getByRole('link', { name: 'Open in log viewer' });
+      assert.equal(await viewer.getAttribute('href'), `${base}/viewer#session=alpha`);
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+  });
+
   test('refuses a browser without the operator token', async () => {
     const stranger = await browser.newContext();
     const p = await stranger.newPage();
@@ -198,6 +246,19 @@ describe('the operator console', () => {
     assert.match(await p.locator('body').innerText(), /permission_denied/);
     assert.equal(await p.locator('nav').count(), 0, 'no console is served');
     await stranger.close();
+  });
+
+  test('a write to /admin from a page of another origin is still refused', async () => {
+    const r = await h.request('/admin/files/alpha/clear-downloads', {
+      method: 'POST',
+      headers: { ...asOperator, 'content-type': 'application/json', origin: h.server.PREFIX },
+      body: '{}',
+    });
+    assert.equal(r.status, 403);
+    assert.ok(
+      (await admin<{ files: unknown[] }>('files/alpha')).files.length > 0,
+      'nothing removed',
+    );
   });
 
   test('opens with ?token= once, then keeps it in a cookie and drops it from the address', async () => {
@@ -249,6 +310,37 @@ describe('the operator console', () => {
     );
     await screenshot('session');
   });
+
+  test(
+    'the Browser card says when and by whom a browser ended, after it is gone',
+    { skip: !hasBrowserRecord },
+    async () => {
+      await open('#/sessions/done');
+      const browserCard = page.getByRole('region', { name: 'Browser', exact: true });
+      assert.match(await browserCard.innerText(), /Ended\s+.+ by the caller/);
+      assert.match(await browserCard.innerText(), /Version\s+\d+/, 'what ran is kept');
+    },
+  );
+
+  test(
+    'capabilities open by keyboard, each with its source pills, vendor blocks summarised',
+    { skip: !hasBrowserRecord },
+    async () => {
+      await open('#/sessions/alpha');
+      const details = page.locator('details.capabilities');
+      assert.equal(await details.getAttribute('open'), null, 'collapsed by default');
+      await tabTo(/^Capabilities sent/);
+      await page.keyboard.press('Enter');
+      assert.notEqual(await details.getAttribute('open'), null);
+      const entries = details.locator('li.capability');
+      assert.ok((await entries.count()) > 0);
+      for (const text of await entries.allInnerTexts())
+        assert.match(text, /\b(flow|option|config|raw)\b/, `a source pill on ${text}`);
+      const vendor = details.locator('details.vendor summary');
+      if (await vendor.count())
+        assert.match(await vendor.first().innerText(), /^args \d+ · prefs \d+/);
+    },
+  );
 
   test('ends a browser by keyboard alone: Esc cancels and returns focus, Enter confirms', async () => {
     await open('#/sessions/beta');
