@@ -34,7 +34,9 @@ function entry(c: CapabilityEntry): HTMLElement {
     ' ',
     h(
       'span',
-      { class: 'sources', 'aria-label': `from ${c.sources.join(', ')}` },
+      { class: 'sources' },
+      // aria-label is not allowed on a plain span: the word is spoken from hidden text instead.
+      h('span', { class: 'visually-hidden' }, 'from '),
       c.sources.map((s) => pill(s, 'info')),
     ),
   );
