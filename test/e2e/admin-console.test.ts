@@ -115,6 +115,12 @@ await h.request('/admin/flows/global/greet', {
   body: GLOBAL_YAML,
 });
 
+// ghost: a kept file on disk and no session record (an orphan).
+mkdirSync(join(h.dataDir, 'files', 'ghost'), { recursive: true });
+writeFileSync(join(h.dataDir, 'files', 'ghost', 'notes.txt'), 'left behind\n');
+const hasOrphans = (await admin<{ sessions: { name: string }[] }>('sessions')).sessions.some(
+  (s) => s.name === 'ghost',
+);
 const hasBrowserRecord = 'browser_record' in (await admin<object>('sessions/alpha'));
 
 const browser: Browser = await chromium.launch({
@@ -281,6 +287,14 @@ describe('the operator console', () => {
     );
     assert.match(await row('alpha').innerText(), /playwright|grid|webdriver/);
     await screenshot('sessions');
+  });
+
+  test('an orphan directory is listed with its files', { skip: !hasOrphans }, async () => {
+    await open('#/sessions');
+    const row = page.locator('tr[data-session="ghost"]');
+    assert.match(await row.innerText(), /orphan/);
+    await row.getByRole('link', { name: 'Files of ghost' }).click();
+    await page.locator('li.tile', { hasText: 'notes.txt' }).waitFor();
   });
 
   test('a javascript: last URL is shown as text, never as a link', async () => {

@@ -1,4 +1,4 @@
-import { call, enc, get, serverPath } from '../api.js';
+import { ApiError, call, enc, get, serverPath } from '../api.js';
 import { button } from '../components/button.js';
 import { card } from '../components/card.js';
 import { confirmModal } from '../components/modal.js';
@@ -138,7 +138,21 @@ export async function sessionScreen(main: HTMLElement, name: string): Promise<vo
   try {
     d = await get<SessionDetail>(`sessions/${enc(name)}`);
   } catch (e) {
-    fill(main, screenTitle(`Session ${name}`), problem(e, `Session ${name}`));
+    // An orphan (a directory with no record) has no detail, but still has files and flows.
+    const orphan = e instanceof ApiError && e.info?.kind === 'session_not_found';
+    fill(
+      main,
+      screenTitle(`Session ${name}`),
+      problem(e, `Session ${name}`),
+      orphan
+        ? h(
+            'div',
+            { class: 'toolbar' },
+            route(`/sessions/${enc(name)}/files`, 'Files', { class: 'button' }),
+            route(`/flows?session=${enc(name)}`, 'Flows', { class: 'button' }),
+          )
+        : null,
+    );
     return;
   }
   const record = d.browser_record;
