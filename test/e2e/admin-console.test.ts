@@ -270,6 +270,8 @@ describe('the operator console', () => {
   test('opens with ?token= once, then keeps it in a cookie and drops it from the address', async () => {
     await page.goto(`${consoleUrl}?token=${TOKEN}`);
     assert.equal(new URL(page.url()).search, '');
+    const bare = await h.request('/admin', { headers: asOperator, redirect: 'manual' });
+    assert.equal(bare.headers.get('location'), 'admin/', '/admin goes to the console, relatively');
     await page.locator('tr[data-session="alpha"]').waitFor();
     assert.equal(new URL(page.url()).pathname, '/admin/');
   });
@@ -453,6 +455,19 @@ describe('the operator console', () => {
     assert.match(await detail.innerText(), /the password comes from the vault/);
     assert.match(await detail.innerText(), /"secret"/);
     await screenshot('flows');
+  });
+
+  test('flows: a flow and a step are picked by keyboard alone', async () => {
+    await open('#/flows');
+    await tabTo(/^greet/);
+    await page.keyboard.press('Enter');
+    await page.getByRole('region', { name: 'Outline' }).getByText('home').waitFor();
+    await tabTo(/^Step home/);
+    await page.keyboard.press('Space');
+    const detail = page.getByRole('region', { name: 'Detail' });
+    await detail.getByText('goto · home').waitFor();
+    assert.match(await detail.innerText(), /https:\/\/example\.com\//);
+    assert.match(await focusedText(), /home/, 'focus stays on the picked step');
   });
 
   test(
