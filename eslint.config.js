@@ -61,4 +61,21 @@ export default tseslint.config(
     files: [files],
     rules: { 'no-restricted-imports': ['error', { patterns }] },
   })),
+  {
+    files: ['ui/admin/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/src/**', 'node:*'],
+              allowTypeImports: true,
+              message: 'The console runs in the browser: it takes only types from src/.',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -9,6 +9,7 @@ import { adminAuditRoutes } from './admin-audit.js';
 import { adminFlowRoutes } from './admin-flows.js';
 import { adminSettingsRoutes } from './admin-settings.js';
 import { adminRoutes } from './admin.js';
+import { mountConsole } from './console.js';
 import { fileAdminRoutes, isSignedFileLink, signedFileRoutes } from './file-routes.js';
 import { flowRoutes } from './flows.js';
 import { checkBody, hostRefusal, hostRule } from './guards.js';
@@ -18,6 +19,15 @@ import { answer, callerName, failure } from './respond.js';
 import { mountLogRoutes } from './logs-routes.js';
 import { readiness } from './ready.js';
 import { outsidePrefix, prefixedGetPath } from './route-prefix.js';
+
+/** The host (and port) an Origin names; an opaque origin ("null") names none. */
+function hostOf(origin: string): string | undefined {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The HTTP surface: it only translates requests into runOp calls and results into responses. */
 export function createHttpApp(rt: OpRuntime, version: string): Hono {
@@ -41,8 +51,10 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
     if (hostAllowed && c.req.path !== '/health' && !hostAllowed(host))
       return failure(c, 'request', hostRefusal(host));
     const origin = c.req.header('origin');
-    // Pages the driven browser visits can reach this port too: a browser Origin must be allowed by name.
-    if (origin && !config.allowedOrigins.includes(origin)) {
+    // Pages the driven browser visits can reach this port too: a browser Origin must be allowed by
+    // name. The console's own writes to /admin come from this origin (the Host check vouched for it).
+    const ownOrigin = !!origin && hostOf(origin) === host && isOperatorPath(c.req.path);
+    if (origin && !ownOrigin && !config.allowedOrigins.includes(origin)) {
       return failure(
         c,
         'request',
@@ -176,6 +188,7 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
   const guard = operatorGuard(config);
   app.use('*', (c, next) => (isOperatorPath(c.req.path) ? guard(c, next) : next()));
   mountLogRoutes(app, config.dataDir);
+  mountConsole(app);
   app.route('/admin', adminRoutes(rt));
   app.route('/admin', fileAdminRoutes(rt.files));
   app.route('/admin/flows', adminFlowRoutes(rt));

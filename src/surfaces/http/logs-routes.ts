@@ -6,8 +6,9 @@ import { DEFAULT_LIMIT, framePath, listLogs, readLog } from '../../logs/log-read
 import { logsDir } from '../../logs/session-log.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
 
-// The viewer runs its own script and inline style, loads frames from here, and reaches nothing else.
-const VIEWER_CSP =
+// The viewer (and the console) run their own script and inline style, load frames from here, and
+// reach nothing else.
+export const VIEWER_CSP =
   "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'";
 const VIEWER_DIR = join(PACKAGE_ROOT, 'ui', 'viewer');
 
