@@ -117,6 +117,7 @@ export class SessionLog {
     const record = {
       result: op.result,
       args: op.args,
+      run: op.run,
       box: op.box,
       phases: op.phases,
       spans: op.spans,
