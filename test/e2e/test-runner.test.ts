@@ -29,14 +29,17 @@ interface CliRun {
   exitedAt: number;
 }
 
-/** When the first chunk holding `text` arrived. */
-function arrival(run: CliRun, text: string): number {
-  let seen = '';
+/** When the chunk that completed the first `text` (after the first `after`, if given) arrived. */
+function arrival(run: CliRun, text: string, after = ''): number {
+  const from = run.out.indexOf(after);
+  const at = from < 0 ? -1 : run.out.indexOf(text, from + after.length);
+  if (at < 0) assert.fail(`"${text}" never came${after ? ` after "${after}"` : ''}:\n${run.out}`);
+  let length = 0;
   for (const c of run.chunks) {
-    seen += c.text;
-    if (seen.includes(text)) return c.at;
+    length += c.text.length;
+    if (length >= at + text.length) return c.at;
   }
-  assert.fail(`"${text}" never came:\n${run.out}`);
+  return run.exitedAt;
 }
 
 /** The flows directories below are relative to `work`, the CLI's working directory. */
@@ -240,10 +243,15 @@ describe('swiftbrowse test', () => {
     );
     // Lines come as things happen, not when the run is over: the slow test waits 2.5 s.
     assert.ok(run.exitedAt - arrival(run, 'passed  fast') >= 1500, 'the first test line is live');
+    // Step 2 waits 2.5 s: its line comes that much after step 1's, not with the test's line.
+    const slowStart = arrival(run, 'step 1: goto', '▸ slow');
     assert.ok(
-      arrival(run, 'step 2 pause') - arrival(run, '✓ step 1: goto (') >= 1500 ||
-        arrival(run, 'passed  slow') - arrival(run, 'step 1: goto') >= 1500,
+      arrival(run, 'step 2 pause', '▸ slow') - slowStart >= 1500,
       'step lines are printed as each step ends',
+    );
+    assert.ok(
+      slowStart - arrival(run, 'passed  fast') < arrival(run, 'passed  slow') - slowStart,
+      "the slow test's first step is printed before it ends",
     );
     const report = JSON.parse(
       readFileSync(join(work, 'live-report', 'report.json'), 'utf8'),
