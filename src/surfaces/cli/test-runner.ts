@@ -234,7 +234,12 @@ interface RunContext {
   params: { shared: Record<string, unknown>; perFlow: Record<string, Record<string, unknown>> };
   flags: Record<string, string>;
   /** Set with `--verbose`: where step lines go, and the token that opens the session logs. */
-  steps?: { print: (line: string) => void; adminToken?: string };
+  steps?: {
+    print: (line: string) => void;
+    adminToken?: string;
+    /** Tests run side by side: each step line names its test. */
+    named: boolean;
+  };
 }
 
 async function runOne(ctx: RunContext, test: PlannedTest, session: string): Promise<TestCase> {
@@ -249,8 +254,11 @@ async function runOne(ctx: RunContext, test: PlannedTest, session: string): Prom
   const supplied = { ...ctx.params.shared, ...(ctx.params.perFlow[name] ?? {}), ...ctx.flags };
   const values = Object.fromEntries(Object.entries(supplied).filter(([k]) => declared.includes(k)));
   const own = { ...ctx.client, session };
-  const watch = ctx.steps
-    ? watchSteps({ ...ctx.client, token: ctx.steps.adminToken }, session, ctx.steps.print)
+  const steps = ctx.steps;
+  const printStep = (line: string) =>
+    steps?.print(steps.named ? line.replace(/^ {4}/, `    ${name} › `) : line);
+  const watch = steps
+    ? watchSteps({ ...ctx.client, token: steps.adminToken }, session, printStep)
     : undefined;
   let run: Awaited<ReturnType<typeof postOp>>;
   try {
@@ -269,7 +277,7 @@ async function runOne(ctx: RunContext, test: PlannedTest, session: string): Prom
     // Without the log, the steps are still shown, once the test is done.
     if (refused || watch.printed() === 0)
       for (const s of report.steps ?? [])
-        ctx.steps!.print(
+        printStep(
           `    ${s.ok ? '✓' : '✗'} step ${s.n}${s.id ? ` ${s.id}` : ''}: ${s.op}${s.error ? ` — ${s.error.split('\n')[0]}` : ''}${refused && s.n === 1 ? ` (after the test: the session log is not readable: ${refused})` : ''}`,
         );
   }
@@ -305,6 +313,7 @@ async function runGuarded(ctx: RunContext, test: PlannedTest, session: string): 
       session,
       Date.now(),
       `The server could not run it: ${(e as Error).message}`,
+      'backend',
     );
   }
 }
@@ -352,25 +361,40 @@ async function runWithRetries(
   }
 }
 
+/** A test with nothing recorded: one that could not run, or was not run. */
+function emptyCase(
+  file: string,
+  name: string,
+  session: string,
+  status: TestCase['status'],
+  durationMs: number,
+): TestCase {
+  return {
+    name,
+    file,
+    session,
+    status,
+    duration_ms: durationMs,
+    steps: [],
+    assertions: [],
+    console_errors: [],
+    network_failures: [],
+    files: [],
+  };
+}
+
 function errorCase(
   file: string,
   name: string,
   session: string,
   started: number,
   message: string,
+  /** invalid_argument: the file itself is wrong, and a retry would fail the same way. */
+  kind: 'invalid_argument' | 'backend' = 'invalid_argument',
 ): TestCase {
   return {
-    name,
-    file,
-    session,
-    status: 'error',
-    duration_ms: Date.now() - started,
-    steps: [],
-    error: { kind: 'invalid_argument', message },
-    assertions: [],
-    console_errors: [],
-    network_failures: [],
-    files: [],
+    ...emptyCase(file, name, session, 'error', Date.now() - started),
+    error: { kind, message },
   };
 }
 
@@ -471,7 +495,9 @@ export async function runTests(options: TestOptions): Promise<TestRunReport> {
     client,
     params,
     flags: options.params ?? {},
-    ...(options.verbose ? { steps: { print: log, adminToken } } : {}),
+    ...(options.verbose
+      ? { steps: { print: log, adminToken, named: Math.min(options.workers, planned.length) > 1 } }
+      : {}),
   };
   const stamp = `test-${randomUUID().slice(0, 6)}`;
   const tests: TestCase[] = new Array(planned.length);
@@ -498,12 +524,9 @@ export async function runTests(options: TestOptions): Promise<TestRunReport> {
   for (const [i, test] of planned.entries()) {
     if (tests[i]) continue;
     tests[i] = {
-      ...errorCase(test.shown, test.name, `${stamp}-${i + 1}`, Date.now(), ''),
-      status: 'skipped',
-      duration_ms: 0,
+      ...emptyCase(test.shown, test.name, `${stamp}-${i + 1}`, 'skipped', 0),
       skip_reason: `Not run: --bail stopped the run after "${bailed}" failed.`,
     };
-    delete tests[i].error;
     log(testLine(tests[i]));
   }
   const report: TestRunReport = {
