@@ -129,8 +129,9 @@ function attemptsText(t: TestCase): string {
 /**
  * JUnit XML, the shape CI systems read (one suite; failures and errors counted apart). A failure
  * screenshot rides as `[[ATTACHMENT|/absolute/path]]` in the testcase's system-out, the line the
- * Jenkins JUnit attachments plugin and GitLab's test report turn into a link; a flaky test's failed
- * attempts are Surefire's `<flakyFailure>`, which Jenkins reads and other readers skip.
+ * Jenkins JUnit attachments plugin and GitLab's test report turn into a link; a flaky test is a
+ * passed testcase whose failed attempts are Maven Surefire's rerun `<flakyFailure>` elements
+ * (readers that do not know them skip them).
  */
 export function junitXml(report: TestRunReport, reportDir: string): string {
   const { totals } = report;
