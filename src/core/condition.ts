@@ -97,6 +97,24 @@ export function describeCondition(c: Condition): string {
   return `${c.type} ${subject}${c.equals !== undefined ? ` equals ${JSON.stringify(c.equals)}` : ''}`;
 }
 
+/** What a report shows in place of a js condition's script: never quoted (DESIGN §3.5). */
+export const SCRIPT_NOT_SHOWN = '[script not shown]';
+
+/**
+ * A copy of any report value with every js condition's script replaced by {@link SCRIPT_NOT_SHOWN}:
+ * the one place run reports, the `report` op and test reports drop author scripts.
+ */
+export function withoutScripts<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(withoutScripts) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  const v = value as Record<string, unknown>;
+  const copy = Object.fromEntries(Object.entries(v).map(([k, x]) => [k, withoutScripts(x)]));
+  if (v.type === 'js' && typeof v.value === 'string') copy.value = SCRIPT_NOT_SHOWN;
+  // The short form an author writes: {js: "return …"}.
+  if (typeof v.js === 'string') copy.js = SCRIPT_NOT_SHOWN;
+  return copy as T;
+}
+
 /** Glob (`*`, `?`) to an anchored regular expression. */
 export function globToRegExp(glob: string): RegExp {
   const escaped = glob

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withoutScripts } from '../core/condition.js';
 import { OpError, toOpError, type ErrorInfo } from '../core/errors.js';
 import type { ActionResult, Evidence, Progress } from '../core/result.js';
 import { describeTarget, type Target } from '../core/target.js';
@@ -244,7 +245,8 @@ export async function runFlow(
     };
     const result = await runner.runStep(step.op, args, ref, signal).catch(failedStep(step.op));
     report.steps_run = n;
-    const clean = withoutImages(result) as ActionResult;
+    // A report carries no image bytes and no author script (DESIGN §3.5, §8).
+    const clean = withoutScripts(withoutImages(result)) as ActionResult;
     results.push(clean);
     const line: StepLine = {
       n,
@@ -347,7 +349,7 @@ function stepFailure(
   if (step.note) details.note = step.note;
   if (result.page?.url) details.url = result.page.url;
   if (screenshot) details.screenshot = fileLink(screenshot);
-  if (info.details) details.step_error = info.details;
+  if (info.details) details.step_error = withoutScripts(info.details);
   const url = result.page?.url;
   const where = url && !info.message.includes(url) ? ` on ${url}` : '';
   return new OpError(

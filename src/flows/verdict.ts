@@ -1,4 +1,4 @@
-import type { Condition } from '../core/condition.js';
+import { withoutScripts, type Condition } from '../core/condition.js';
 import type { ActionResult, Evidence } from '../core/result.js';
 import type { RunRef } from './runner.js';
 
@@ -64,7 +64,8 @@ export class SessionVerdict {
         action_id: result.action_id,
         op: result.op,
         passed: c.passed,
-        condition: c.condition,
+        // The `report` op and test reports built on it never quote a js script (DESIGN §3.5).
+        condition: withoutScripts(c.condition),
         ...(c.observed ? { observed: c.observed } : {}),
         ...(url ? { url } : {}),
         ...(run ? { run } : {}),

@@ -323,6 +323,14 @@ export function buildProgram(setExit: (code: number) => void): Command {
     )
     .option('--param <name=value...>', 'a parameter for every test (wins over --params)')
     .option('--workers <n>', 'tests run at once, each in its own session', '2')
+    .option('--grep <pattern>', 'only tests whose name or file path matches (a regular expression)')
+    .option(
+      '--retries <n>',
+      'run a test that did not pass again up to n times; a later pass is flaky',
+      '0',
+    )
+    .option('--bail', 'stop after the first failing test; the rest are reported as skipped')
+    .option('--verbose', 'a line per step as it ends')
     .option('--report-dir <dir>', 'where the reports go', 'swiftbrowse-report')
     .option('--data-dir <dir>', 'data directory of the embedded server (DATA_DIR)')
     .option('--browser-path <path>', 'Chromium executable of the embedded server (BROWSER_PATH)')
@@ -330,12 +338,24 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .action(
       async (
         paths: string[],
-        o: { params?: string; param?: string[]; workers: string; reportDir: string },
+        o: {
+          params?: string;
+          param?: string[];
+          workers: string;
+          reportDir: string;
+          grep?: string;
+          retries: string;
+          bail?: boolean;
+          verbose?: boolean;
+        },
         cmd: Command,
       ) => {
         const workers = Number(o.workers);
         if (!Number.isInteger(workers) || workers < 1)
           throw new UsageError(`--workers takes a whole number of at least 1 (got ${o.workers}).`);
+        const retries = Number(o.retries);
+        if (!Number.isInteger(retries) || retries < 0)
+          throw new UsageError(`--retries takes a whole number, 0 or more (got ${o.retries}).`);
         const params: Record<string, string> = {};
         for (const pair of o.param ?? []) {
           const at = pair.indexOf('=');
@@ -343,23 +363,31 @@ export function buildProgram(setExit: (code: number) => void): Command {
           params[pair.slice(0, at)] = pair.slice(at + 1);
         }
         const g = program.opts<{ server?: string; token?: string }>();
-        const { runTests } = await import('./test-runner.js');
+        const { runTests, TestSetupError } = await import('./test-runner.js');
+        const { runPassed, totalsLine } = await import('../../flows/test-report.js');
         const report = await runTests({
           paths,
           paramsFile: o.params,
           params,
           workers,
+          grep: o.grep,
+          retries,
+          bail: o.bail,
+          verbose: o.verbose,
           reportDir: o.reportDir,
           server: g.server,
           token: g.token ?? process.env.SWIFTBROWSE_TOKEN,
+          adminToken: process.env.SWIFTBROWSE_ADMIN_TOKEN,
           serve: serveFlags(cmd),
           log: (line) => process.stdout.write(`${line}\n`),
+        }).catch((e: unknown) => {
+          throw e instanceof TestSetupError ? new UsageError(e.message) : e;
         });
         const { totals } = report;
         process.stdout.write(
-          `${totals.passed} passed, ${totals.failed} failed, ${totals.errors} errors — reports in ${o.reportDir}\n`,
+          `${totalsLine(totals)} — ${totals.tests} tests in ${(report.duration_ms / 1000).toFixed(1)} s; reports in ${o.reportDir}\n`,
         );
-        setExit(totals.passed === totals.tests ? EXIT.ok : EXIT.failed);
+        setExit(runPassed(totals) ? EXIT.ok : EXIT.failed);
       },
     );
 
