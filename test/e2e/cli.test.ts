@@ -29,7 +29,13 @@ let port = 0;
  */
 function cli(
   args: string[],
-  options: { input?: string; timeoutMs?: number } = {},
+  options: {
+    input?: string;
+    timeoutMs?: number;
+    env?: NodeJS.ProcessEnv;
+    /** Close our end of its stdout after the first chunk, as `| head` does. */
+    closeStdoutEarly?: boolean;
+  } = {},
 ): Promise<CliRun> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const env: NodeJS.ProcessEnv = {
@@ -40,6 +46,7 @@ function cli(
   };
   for (const key of ['SWIFTBROWSE_URL', 'SWIFTBROWSE_SESSION', 'SWIFTBROWSE_TOKEN', 'HOST'])
     delete env[key];
+  Object.assign(env, options.env);
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [MAIN, ...args], {
@@ -48,7 +55,10 @@ function cli(
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      if (options.closeStdoutEarly) child.stdout.destroy();
+    });
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -112,6 +122,53 @@ describe('without a server', () => {
     assert.ok(path, r.stdout);
     assert.ok(existsSync(path), `${path} does not exist`);
     assert.match(r.stdout, /server: not running/);
+  });
+
+  test('doctor says a BROWSER_PATH that does not exist is wrong, and how to fix it', async () => {
+    const r = await cli(['doctor'], { env: { BROWSER_PATH: '/nonexistent/chromium' } });
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.match(
+      r.stdout,
+      /^browser: BROWSER_PATH=\/nonexistent\/chromium does not exist — point BROWSER_PATH/m,
+    );
+    assert.doesNotMatch(r.stdout, /browser: none/);
+  });
+
+  test('doctor checks ChromeDriver and Java, and names the fix when one is missing', async () => {
+    const r = await cli(['doctor']);
+    assert.match(r.stdout, /^chromedriver: (\/\S+ — \S+|not found on PATH — .*chromium-driver)/m);
+    assert.match(r.stdout, /^java: (\/\S+ — \S+|not found on PATH — .*default-jre-headless)/m);
+    const bare = await cli(['doctor'], { env: { PATH: '/nonexistent' } });
+    assert.match(
+      bare.stdout,
+      /^chromedriver: not found on PATH — .*apt-get install -y chromium-driver/m,
+    );
+    assert.match(
+      bare.stdout,
+      /^java: not found on PATH — .*apt-get install -y default-jre-headless/m,
+    );
+  });
+
+  test('doctor says a Grid or a Redis that does not answer is wrong, with the fix', async () => {
+    const dead = await freePort();
+    const r = await cli(['doctor'], {
+      env: { GRID_URL: `http://127.0.0.1:${dead}`, REDIS_URL: `redis://127.0.0.1:${dead}` },
+    });
+    assert.equal(r.code, 1, r.stdout);
+    assert.match(
+      r.stdout,
+      new RegExp(`^grid: http://127.0.0.1:${dead} — not ready: .*fix GRID_URL`, 'm'),
+    );
+    assert.match(
+      r.stdout,
+      new RegExp(`^redis: .*127.0.0.1:${dead}.* — .*start redis-server, fix REDIS_URL`, 'm'),
+    );
+  });
+
+  test('ops --json into a reader that stops early ends quietly (no EPIPE stack)', async () => {
+    const r = await cli(['ops', '--json'], { closeStdoutEarly: true });
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stderr, /EPIPE|Error/);
   });
 
   test('health exits 1 when nothing is running', async () => {
