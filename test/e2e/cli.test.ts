@@ -292,3 +292,23 @@ describe('a detached server started with up', () => {
     assert.equal(health.code, 1, health.stdout);
   });
 });
+
+describe('up and down given --data-dir and --port', () => {
+  test('down with the same flags stops the server up started (not only DATA_DIR from the env)', async () => {
+    const otherDir = mkdtempSync(join(tmpdir(), 'swiftbrowse-cli-flags-'));
+    const otherPort = String(await freePort());
+    const flags = ['--data-dir', otherDir, '--port', otherPort];
+    try {
+      const started = await cli(['up', ...flags], { timeoutMs: 60_000 });
+      assert.equal(started.code, 0, started.stdout + started.stderr);
+      const r = await cli(['down', ...flags]);
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      assert.match(r.stdout, /stopped/);
+      const health = await cli(['health', '--server', `http://127.0.0.1:${otherPort}`]);
+      assert.equal(health.code, 1, health.stdout);
+    } finally {
+      await cli(['down', ...flags]).catch(() => undefined);
+      rmSync(otherDir, { recursive: true, force: true });
+    }
+  });
+});
