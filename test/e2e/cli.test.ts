@@ -9,7 +9,7 @@ import type { ActionResult } from '../../src/core/result.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { EXPECTED_OPS } from '../helpers/expected-ops.js';
 import { freePort } from '../helpers/ports.js';
-import { backendEnv } from '../helpers/backend.js';
+import { BACKEND, backendEnv } from '../helpers/backend.js';
 
 const MAIN = fileURLToPath(new URL('../../src/surfaces/cli/main.js', import.meta.url));
 
@@ -126,7 +126,8 @@ describe('without a server', () => {
 
   test('doctor says a BROWSER_PATH that does not exist is wrong, and how to fix it', async () => {
     const r = await cli(['doctor'], { env: { BROWSER_PATH: '/nonexistent/chromium' } });
-    assert.equal(r.code, 1, r.stdout + r.stderr);
+    // Through a Grid the local browser is not what opens sessions, so only the local arm fails.
+    if (BACKEND === 'playwright') assert.equal(r.code, 1, r.stdout + r.stderr);
     assert.match(
       r.stdout,
       /^browser: BROWSER_PATH=\/nonexistent\/chromium does not exist — point BROWSER_PATH/m,
@@ -294,13 +295,28 @@ describe('a detached server started with up', () => {
 });
 
 describe('up and down given --data-dir and --port', () => {
-  test('down with the same flags stops the server up started (not only DATA_DIR from the env)', async () => {
+  test('doctor reports the Grid the server uses; down with the same flags stops it', async () => {
     const otherDir = mkdtempSync(join(tmpdir(), 'swiftbrowse-cli-flags-'));
     const otherPort = String(await freePort());
     const flags = ['--data-dir', otherDir, '--port', otherPort];
     try {
-      const started = await cli(['up', ...flags], { timeoutMs: 60_000 });
+      // A Grid that does not answer, given to the server only: doctor must report it from /ready.
+      const deadGrid = `http://127.0.0.1:${await freePort()}`;
+      const started = await cli(['up', ...flags], {
+        timeoutMs: 60_000,
+        env: { GRID_URL: deadGrid },
+      });
       assert.equal(started.code, 0, started.stdout + started.stderr);
+      const doctor = await cli(['doctor', '--server', `http://127.0.0.1:${otherPort}`]);
+      assert.equal(doctor.code, 1, doctor.stdout);
+      assert.match(doctor.stdout, /^server: running at .* — not ready$/m);
+      assert.match(
+        doctor.stdout,
+        new RegExp(
+          `^grid: ${deadGrid} — not ready: .*fix GRID_URL \\(the server’s GRID_URL\\)$`,
+          'm',
+        ),
+      );
       const r = await cli(['down', ...flags]);
       assert.equal(r.code, 0, r.stdout + r.stderr);
       assert.match(r.stdout, /stopped/);
