@@ -130,6 +130,33 @@ export class RedisStore implements SessionStore {
     return records.filter((r): r is SessionRecord => !!r);
   }
 
+  /** One bounded check of a Redis no store is connected to (`doctor`); never throws, leaves nothing open. */
+  static async probe(url: string, ms = 3000): Promise<StoreHealth> {
+    const client = newClient(url);
+    let lastError: string | undefined;
+    client.on('error', (e: Error) => (lastError = e.message || e.name));
+    const where = scrub(url);
+    try {
+      const answer = await within(
+        client.connect().then(() => client.ping()),
+        ms,
+        LATE,
+      );
+      if (answer === LATE)
+        throw new Error(`no answer within ${ms} ms${lastError ? ` (${lastError})` : ''}`);
+      return { kind: 'redis', url: where, ok: true };
+    } catch (e) {
+      return { kind: 'redis', url: where, ok: false, error: (e as Error).message || lastError };
+    } finally {
+      // A client that never connected has nothing to close, and says so by throwing.
+      try {
+        client.destroy();
+      } catch {
+        // already closed
+      }
+    }
+  }
+
   async check(): Promise<StoreHealth> {
     try {
       await this.answer(this.client.ping(), CHECK_MS);

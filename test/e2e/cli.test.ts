@@ -9,7 +9,7 @@ import type { ActionResult } from '../../src/core/result.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { EXPECTED_OPS } from '../helpers/expected-ops.js';
 import { freePort } from '../helpers/ports.js';
-import { backendEnv } from '../helpers/backend.js';
+import { BACKEND, backendEnv } from '../helpers/backend.js';
 
 const MAIN = fileURLToPath(new URL('../../src/surfaces/cli/main.js', import.meta.url));
 
@@ -29,7 +29,13 @@ let port = 0;
  */
 function cli(
   args: string[],
-  options: { input?: string; timeoutMs?: number } = {},
+  options: {
+    input?: string;
+    timeoutMs?: number;
+    env?: NodeJS.ProcessEnv;
+    /** Close our end of its stdout after the first chunk, as `| head` does. */
+    closeStdoutEarly?: boolean;
+  } = {},
 ): Promise<CliRun> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const env: NodeJS.ProcessEnv = {
@@ -40,6 +46,7 @@ function cli(
   };
   for (const key of ['SWIFTBROWSE_URL', 'SWIFTBROWSE_SESSION', 'SWIFTBROWSE_TOKEN', 'HOST'])
     delete env[key];
+  Object.assign(env, options.env);
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [MAIN, ...args], {
@@ -48,7 +55,10 @@ function cli(
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      if (options.closeStdoutEarly) child.stdout.destroy();
+    });
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -112,6 +122,54 @@ describe('without a server', () => {
     assert.ok(path, r.stdout);
     assert.ok(existsSync(path), `${path} does not exist`);
     assert.match(r.stdout, /server: not running/);
+  });
+
+  test('doctor says a BROWSER_PATH that does not exist is wrong, and how to fix it', async () => {
+    const r = await cli(['doctor'], { env: { BROWSER_PATH: '/nonexistent/chromium' } });
+    // Through a Grid the local browser is not what opens sessions, so only the local arm fails.
+    if (BACKEND === 'playwright') assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.match(
+      r.stdout,
+      /^browser: BROWSER_PATH=\/nonexistent\/chromium does not exist — point BROWSER_PATH/m,
+    );
+    assert.doesNotMatch(r.stdout, /browser: none/);
+  });
+
+  test('doctor checks ChromeDriver and Java, and names the fix when one is missing', async () => {
+    const r = await cli(['doctor']);
+    assert.match(r.stdout, /^chromedriver: (\/\S+ — \S+|not found on PATH — .*chromium-driver)/m);
+    assert.match(r.stdout, /^java: (\/\S+ — \S+|not found on PATH — .*default-jre-headless)/m);
+    const bare = await cli(['doctor'], { env: { PATH: '/nonexistent' } });
+    assert.match(
+      bare.stdout,
+      /^chromedriver: not found on PATH — .*apt-get install -y chromium-driver/m,
+    );
+    assert.match(
+      bare.stdout,
+      /^java: not found on PATH — .*apt-get install -y default-jre-headless/m,
+    );
+  });
+
+  test('doctor says a Grid or a Redis that does not answer is wrong, with the fix', async () => {
+    const dead = await freePort();
+    const r = await cli(['doctor'], {
+      env: { GRID_URL: `http://127.0.0.1:${dead}`, REDIS_URL: `redis://127.0.0.1:${dead}` },
+    });
+    assert.equal(r.code, 1, r.stdout);
+    assert.match(
+      r.stdout,
+      new RegExp(`^grid: http://127.0.0.1:${dead} — not ready: .*fix GRID_URL`, 'm'),
+    );
+    assert.match(
+      r.stdout,
+      new RegExp(`^redis: .*127.0.0.1:${dead}.* — .*start redis-server, fix REDIS_URL`, 'm'),
+    );
+  });
+
+  test('ops --json into a reader that stops early ends quietly (no EPIPE stack)', async () => {
+    const r = await cli(['ops', '--json'], { closeStdoutEarly: true });
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stderr, /EPIPE|Error/);
   });
 
   test('health exits 1 when nothing is running', async () => {
@@ -233,5 +291,40 @@ describe('a detached server started with up', () => {
     assert.match(r.stdout, /stopped/);
     const health = await cli(['health']);
     assert.equal(health.code, 1, health.stdout);
+  });
+});
+
+describe('up and down given --data-dir and --port', () => {
+  test('doctor reports the Grid the server uses; down with the same flags stops it', async () => {
+    const otherDir = mkdtempSync(join(tmpdir(), 'swiftbrowse-cli-flags-'));
+    const otherPort = String(await freePort());
+    const flags = ['--data-dir', otherDir, '--port', otherPort];
+    try {
+      // A Grid that does not answer, given to the server only: doctor must report it from /ready.
+      const deadGrid = `http://127.0.0.1:${await freePort()}`;
+      const started = await cli(['up', ...flags], {
+        timeoutMs: 60_000,
+        env: { GRID_URL: deadGrid },
+      });
+      assert.equal(started.code, 0, started.stdout + started.stderr);
+      const doctor = await cli(['doctor', '--server', `http://127.0.0.1:${otherPort}`]);
+      assert.equal(doctor.code, 1, doctor.stdout);
+      assert.match(doctor.stdout, /^server: running at .* — not ready$/m);
+      assert.match(
+        doctor.stdout,
+        new RegExp(
+          `^grid: ${deadGrid} — not ready: .*fix GRID_URL \\(the server’s GRID_URL\\)$`,
+          'm',
+        ),
+      );
+      const r = await cli(['down', ...flags]);
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      assert.match(r.stdout, /stopped/);
+      const health = await cli(['health', '--server', `http://127.0.0.1:${otherPort}`]);
+      assert.equal(health.code, 1, health.stdout);
+    } finally {
+      await cli(['down', ...flags]).catch(() => undefined);
+      rmSync(otherDir, { recursive: true, force: true });
+    }
   });
 });

@@ -574,6 +574,13 @@ describe('prompts and hints', () => {
     const repair = renderPrompt(prompts.get('repair_flow')!, { flow: 'login', step: '3' });
     const text = (repair.messages[0].content as { text: string }).text;
     assert.match(text, /"login" fails at step 3/);
+    const bare = renderPrompt(prompts.get('repair_flow')!, { flow: 'login' });
+    const bareText = (bare.messages[0].content as { text: string }).text;
+    assert.match(
+      bareText,
+      /"login" fails at step \(the one the last run stopped at: see its report\)\./,
+    );
+    assert.doesNotMatch(bareText, /step the step/);
     assert.throws(() => renderPrompt(prompts.get('build_flow')!, { task: 'x' }), /needs url/);
     assert.throws(
       () =>

@@ -1,11 +1,8 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { ConfigError, loadConfig, type ConfigInput } from '../../config.js';
-import { findBrowser } from '../../drivers/find-browser.js';
 import type { LogPage, LogSummary } from '../../logs/log-reader.js';
-import { gridStatus } from '../../drivers/webdriver/grid-status.js';
 import { opListing } from '../../ops/listing.js';
 import { OPS } from '../../ops/registry.js';
 import { createSwiftBrowse } from '../../server.js';
@@ -13,6 +10,7 @@ import { resolveSessionName } from '../../sessions/resolve.js';
 import { VERSION } from '../../version.js';
 import { getJson, isHealthy, postOp, type ClientOptions } from './client.js';
 import { down, up } from './daemon.js';
+import { doctor } from './doctor.js';
 
 /** Exit codes: 0 ok, 1 the op (or server) failed, 2 usage. */
 const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -393,43 +391,13 @@ export function buildProgram(setExit: (code: number) => void): Command {
 
   program
     .command('doctor')
-    .description('What browser and server can be reached')
+    .description(
+      'What the server uses: browser, ChromeDriver, Java, Grid, Redis — and what is wrong',
+    )
     .action(async () => {
-      const config = loadConfig(process.env);
-      const browser = findBrowser(config.browserPath);
-      let version = 'not found';
-      if (browser) {
-        try {
-          version = execFileSync(browser, ['--version'], {
-            encoding: 'utf8',
-            timeout: 10_000,
-          }).trim();
-        } catch (e) {
-          version = `found but did not start: ${(e as Error).message.split('\n')[0]}`;
-        }
-      }
-      const server = client(program).server;
-      const lines = [
-        `swiftbrowse ${VERSION} on Node ${process.version}`,
-        `browser: ${browser ?? 'none (install chromium or set BROWSER_PATH)'} ${browser ? `— ${version}` : ''}`.trimEnd(),
-        `data dir: ${config.dataDir}`,
-        `server: ${(await isHealthy(server)) ? `running at ${server}` : `not running at ${server}`}`,
-      ];
-      let gridReady = true;
-      if (config.gridUrl) {
-        const grid = await gridStatus(config.gridUrl, 5000);
-        gridReady = grid.ready;
-        const offers = grid.stereotypes
-          .map((s) => [s.browserName, s.browserVersion].filter(Boolean).join(' '))
-          .join(', ');
-        lines.push(
-          grid.nodes > 0 || grid.ready
-            ? `grid: ${config.gridUrl} — ${grid.ready ? 'ready' : 'not ready'}, ${grid.nodes} node(s), ${grid.busy}/${grid.slots} slots busy${offers ? `, offers ${offers}` : ''}${grid.message ? ` (${grid.message})` : ''}`
-            : `grid: ${config.gridUrl} — ${grid.message || 'not ready'}`,
-        );
-      }
-      process.stdout.write(`${lines.join('\n')}\n`);
-      setExit((config.gridUrl ? gridReady : browser) ? EXIT.ok : EXIT.failed);
+      const report = await doctor(loadConfig(process.env), client(program));
+      process.stdout.write(`${report.lines.join('\n')}\n`);
+      setExit(report.ok ? EXIT.ok : EXIT.failed);
     });
 
   return program;
@@ -480,6 +448,11 @@ function readFileOrUsage(file: string): string {
 
 async function main(): Promise<void> {
   let code: number = EXIT.ok;
+  // A reader that stops early (`ops --json | head`) closes the pipe: the output is done, not failed.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+    process.exit(code);
+  });
   const program = buildProgram((c) => (code = c));
   try {
     await program.parseAsync(process.argv);

@@ -1,0 +1,147 @@
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import type { Config } from '../../config.js';
+import { findBrowser } from '../../drivers/find-browser.js';
+import { gridStatus, type GridStatus } from '../../drivers/webdriver/grid-status.js';
+import { RedisStore } from '../../sessions/redis-store.js';
+import type { StoreHealth } from '../../sessions/store.js';
+import type { Readiness } from '../http/ready.js';
+import { VERSION } from '../../version.js';
+import { getJson, isHealthy, type ClientOptions } from './client.js';
+
+/** What `doctor` found: one line per check, and whether the server can open a browser. */
+export interface DoctorReport {
+  lines: string[];
+  ok: boolean;
+}
+
+const APT = (pkg: string) => `Debian: apt-get install -y ${pkg}`;
+
+/** The first line a program prints for a version flag (java prints it to stderr), or why not. */
+function versionOf(path: string, args = ['--version']): { version?: string; error?: string } {
+  const r = spawnSync(path, args, { encoding: 'utf8', timeout: 10_000 });
+  if (r.error) return { error: r.error.message };
+  const first = (r.stdout.trim() || r.stderr.trim()).split('\n')[0];
+  return r.status === 0 ? { version: first } : { error: first || `exit ${r.status}` };
+}
+
+function onPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not in this directory
+    }
+  }
+  return undefined;
+}
+
+function browserLine(config: Config): { line: string; found: boolean } {
+  if (config.browserPath) {
+    const path = config.browserPath;
+    let why: string | undefined;
+    try {
+      if (!statSync(path).isFile()) why = 'is not a file';
+      else accessSync(path, constants.X_OK);
+    } catch (e) {
+      why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : 'is not executable';
+    }
+    if (why)
+      return {
+        line: `browser: BROWSER_PATH=${path} ${why} — point BROWSER_PATH (or --browser-path) at a Chromium executable, or unset it to use an installed one`,
+        found: false,
+      };
+  }
+  const browser = findBrowser(config.browserPath);
+  if (!browser)
+    return {
+      line: `browser: none found in the usual places — install Chromium (${APT('chromium')}) or set BROWSER_PATH`,
+      found: false,
+    };
+  const { version, error } = versionOf(browser);
+  return {
+    line: version
+      ? `browser: ${browser} — ${version}`
+      : `browser: ${browser} — found but did not start (${error}); check it runs: ${browser} --version`,
+    found: !!version,
+  };
+}
+
+function chromedriverLine(): string {
+  const path = onPath('chromedriver');
+  if (!path)
+    return `chromedriver: not found on PATH — a local Selenium Grid node needs it (${APT('chromium-driver')})`;
+  const { version, error } = versionOf(path);
+  return version
+    ? `chromedriver: ${path} — ${version}`
+    : `chromedriver: ${path} — did not start (${error})`;
+}
+
+function javaLine(): string {
+  const path = onPath('java');
+  if (!path)
+    return `java: not found on PATH — a local Selenium Grid server needs it (${APT('default-jre-headless')})`;
+  const { version, error } = versionOf(path, ['-version']);
+  return version ? `java: ${path} — ${version}` : `java: ${path} — did not start (${error})`;
+}
+
+function gridLine(url: string, grid: GridStatus): string {
+  const offers = grid.stereotypes
+    .map((s) => [s.browserName, s.browserVersion].filter(Boolean).join(' '))
+    .join(', ');
+  if (grid.ready || grid.nodes > 0)
+    return `grid: ${url} — ${grid.ready ? 'ready' : 'not ready'}, ${grid.nodes} node(s), ${grid.busy}/${grid.slots} slots busy${offers ? `, offers ${offers}` : ''}${grid.message ? ` (${grid.message})` : ''}`;
+  return `grid: ${url} — not ready: ${grid.message || 'no node'}; start the Grid (and a node), or fix GRID_URL`;
+}
+
+const storeLine = (h: StoreHealth, source: string) =>
+  h.ok
+    ? `redis: ${h.url ?? '?'} — answers (${source})`
+    : `redis: ${h.url ?? '?'} — ${h.error ?? 'does not answer'} (${source}); start redis-server, fix REDIS_URL, or unset it to keep sessions in memory`;
+
+/**
+ * Checks what a server uses: its browser (BROWSER_PATH or an installed Chromium), ChromeDriver and
+ * Java (a local Grid's), the Grid and Redis. A running server is asked (`/ready`) for the Grid and
+ * store it was started with, so a shell without its GRID_URL still sees them.
+ */
+export async function doctor(config: Config, client: ClientOptions): Promise<DoctorReport> {
+  const lines = [`swiftbrowse ${VERSION} on Node ${process.version}`];
+  const browser = browserLine(config);
+  lines.push(browser.line, chromedriverLine(), javaLine(), `data dir: ${config.dataDir}`);
+
+  let served: Readiness | undefined;
+  if (await isHealthy(client.server)) {
+    try {
+      const r = await getJson(client, '/ready');
+      if (r.status === 200 || r.status === 503) served = r.body as Readiness;
+      lines.push(
+        served
+          ? `server: running at ${client.server} — ${served.ready ? 'ready' : 'not ready'}`
+          : `server: running at ${client.server}, but /ready answered ${r.status} — pass its token with --token (or SWIFTBROWSE_TOKEN)`,
+      );
+    } catch (e) {
+      lines.push(`server: running at ${client.server}, /ready failed: ${(e as Error).message}`);
+    }
+  } else lines.push(`server: not running at ${client.server}`);
+
+  let ok = browser.found;
+  const gridUrl = served ? served.grid?.url : config.gridUrl;
+  if (gridUrl) {
+    const source = served ? 'the server’s GRID_URL' : 'GRID_URL';
+    const grid = served?.grid ?? (await gridStatus(gridUrl, 5000));
+    lines.push(`${gridLine(gridUrl, grid)} (${source})`);
+    ok = grid.ready;
+  }
+
+  if (served?.store.kind === 'redis') lines.push(storeLine(served.store, 'the server’s REDIS_URL'));
+  else if (!served && config.redisUrl) {
+    const health = await RedisStore.probe(config.redisUrl);
+    lines.push(storeLine(health, 'REDIS_URL'));
+    ok &&= health.ok;
+  }
+  if (served) ok &&= served.store.ok;
+  return { lines, ok };
+}
