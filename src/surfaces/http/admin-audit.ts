@@ -7,19 +7,9 @@ import { originOf } from '../../secrets/origins.js';
 const HEARTBEAT_MS = 15_000;
 
 /** One audit entry as the operator reads it: who, where (the page's origin only), never a value. */
-export interface AuditEntry {
-  at: string;
-  session: string;
-  op: string;
-  flow?: string;
-  step?: string;
-  secret: string;
-  key: string;
-  url?: string;
-  allowed: boolean;
-  reason?: string;
-}
+export type AuditEntry = Omit<AuditedBind, 'event'>;
 
+/** Field by field, so nothing a caller put on a record beyond its type reaches the operator. */
 export function auditEntry(bind: AuditedBind): AuditEntry {
   return {
     at: bind.at,
