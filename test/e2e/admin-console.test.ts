@@ -602,7 +602,7 @@ describe('the operator console', () => {
     { skip: !hasDeleteData },
     async () => {
       await open('#/sessions');
-      await page.getByRole('button', { name: 'Delete the data of done' }).click();
+      await page.getByRole('button', { name: 'Delete data of done' }).click();
       await page.getByRole('dialog').getByRole('button', { name: 'Delete data' }).click();
       await page.locator('#status', { hasText: 'Deleted the data of done' }).waitFor();
       const list = await admin<{ sessions: { name: string; files?: number }[] }>('sessions');
