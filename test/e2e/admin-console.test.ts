@@ -584,12 +584,14 @@ describe('the operator console', () => {
       'gamma',
     );
     await page.locator('tr[data-allowed="true"]', { hasText: 'gamma' }).waitFor();
-    await ok('goto', { url: `${h.url}/health` }, 'gamma');
-    await h.op(
+    // A real field and a key the secret lacks: the bind itself refuses (a non-field target fails
+    // before any bind, so nothing would be audited).
+    const refused = await h.op(
       'fill',
-      { target: { css: 'body' }, secret: { name: 'vault', key: 'password' } },
+      { target: { label: 'Password' }, secret: { name: 'vault', key: 'pin' } },
       'gamma',
     );
+    assert.equal(refused.body.ok, false);
     await page.locator('tr[data-allowed="false"]', { hasText: 'gamma' }).waitFor();
     const first = page.locator('tbody tr').first();
     assert.equal(await first.getAttribute('data-allowed'), 'false');
