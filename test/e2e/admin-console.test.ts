@@ -584,12 +584,14 @@ describe('the operator console', () => {
       'gamma',
     );
     await page.locator('tr[data-allowed="true"]', { hasText: 'gamma' }).waitFor();
-    await ok('goto', { url: `${h.url}/health` }, 'gamma');
-    await h.op(
+    // A real field and a key the secret lacks: the bind itself refuses (a non-field target fails
+    // before any bind, so nothing would be audited).
+    const refused = await h.op(
       'fill',
-      { target: { css: 'body' }, secret: { name: 'vault', key: 'password' } },
+      { target: { label: 'Password' }, secret: { name: 'vault', key: 'pin' } },
       'gamma',
     );
+    assert.equal(refused.body.ok, false);
     await page.locator('tr[data-allowed="false"]', { hasText: 'gamma' }).waitFor();
     const first = page.locator('tbody tr').first();
     assert.equal(await first.getAttribute('data-allowed'), 'false');
@@ -602,7 +604,7 @@ describe('the operator console', () => {
     { skip: !hasDeleteData },
     async () => {
       await open('#/sessions');
-      await page.getByRole('button', { name: 'Delete the data of done' }).click();
+      await page.getByRole('button', { name: 'Delete data of done' }).click();
       await page.getByRole('dialog').getByRole('button', { name: 'Delete data' }).click();
       await page.locator('#status', { hasText: 'Deleted the data of done' }).waitFor();
       const list = await admin<{ sessions: { name: string; files?: number }[] }>('sessions');

@@ -1,18 +1,34 @@
 // The admin API's JSON as the console reads it. Shapes the server declares are imported from src/
-// (type-only: nothing of the server is bundled); the rest are the ADMIN-API.md contract of issue #20,
-// added by the `api` and `settings` branches, and move to imports once those land.
-import type { CapabilitiesReport, RunningBrowser } from '../../src/drivers/driver.js';
+// (type-only: nothing of the server is bundled); the rest are written here from ADMIN-API.md.
 import type { ErrorInfo } from '../../src/core/errors.js';
-import type { FileEntry } from '../../src/files/file-store.js';
+import type { CapabilitiesReport, RunningBrowser } from '../../src/drivers/driver.js';
 import type { SavedFlow } from '../../src/flows/edit.js';
+import type { FileEntry } from '../../src/files/file-store.js';
 import type { FlowSummary } from '../../src/flows/library.js';
+import type { FlowOutline } from '../../src/flows/outline.js';
+import type { AdminState } from '../../src/sessions/admin-state.js';
+import type { BrowserRecord, EndedBy } from '../../src/sessions/browser-record.js';
+import type { AuditEntry } from '../../src/surfaces/http/admin-audit.js';
+import type { SettingView } from '../../src/surfaces/http/admin-settings.js';
 
-export type { ErrorInfo, FileEntry, FlowSummary, SavedFlow };
+export type {
+  AuditEntry,
+  BrowserRecord,
+  EndedBy,
+  ErrorInfo,
+  FileEntry,
+  FlowOutline,
+  FlowSummary,
+  SavedFlow,
+};
 
-export type SessionState = 'open' | 'busy' | 'closed' | 'ended';
-export type EndedBy = 'caller' | 'operator' | 'idle' | 'grid' | 'crashed' | 'stuck';
+export type SessionState = AdminState;
+/** One row of GET /admin/settings. */
+export type Setting = SettingView;
+/** One entry of `browser_record.sent.capabilities` (and of the live `capabilities.sent`). */
+export type CapabilityEntry = CapabilitiesReport['sent'][number];
 
-/** One row of GET /admin/sessions; fields after `ops` come with the `api` branch. */
+/** One row of GET /admin/sessions; an orphan row carries only name, orphan, state and its counts. */
 export interface SessionSummary {
   name: string;
   browser?: string;
@@ -34,35 +50,6 @@ export interface SessionList {
   live_browsers: number;
   max_sessions: number;
   sessions: SessionSummary[];
-}
-
-export interface CapabilityEntry {
-  key: string;
-  value: unknown;
-  sources: readonly string[];
-}
-
-export interface BrowserRecord {
-  asked?: {
-    browser: string;
-    version?: string;
-    window?: unknown;
-    record?: unknown;
-    headless?: boolean;
-    timeouts?: Record<string, unknown>;
-  };
-  sent?: { capabilities: CapabilityEntry[] };
-  ran?: {
-    backend: string;
-    browser: string;
-    version: string;
-    grid_session_id?: string;
-    node?: string;
-    started_at: string;
-    idle_timeout_ms: number;
-    live_view: boolean;
-  };
-  ended?: { at: string; by: EndedBy };
 }
 
 /** GET /admin/sessions/:name: the summary plus what src/surfaces/http/admin.ts adds. */
@@ -96,51 +83,6 @@ export interface FlowDocument {
   warnings?: string[];
   problems?: unknown[];
   yaml: string;
-}
-
-export interface FlowOutline {
-  name: string;
-  library: string;
-  revision: string;
-  params: {
-    name: string;
-    type: unknown;
-    description?: string;
-    default?: unknown;
-    read_by: string[];
-    unread: boolean;
-  }[];
-  steps: {
-    id: string;
-    op: string;
-    args: unknown;
-    on_error?: unknown;
-    note?: string;
-    binds_secret: boolean;
-    reads: string[];
-  }[];
-}
-
-export interface Setting {
-  name: string;
-  env: string;
-  value: unknown;
-  source: 'default' | 'env' | 'flag';
-  secret: boolean;
-  doc: string;
-}
-
-export interface AuditEntry {
-  at: string;
-  session: string;
-  op: string;
-  flow?: string;
-  step?: string;
-  secret: string;
-  key: string;
-  url?: string;
-  allowed: boolean;
-  reason?: string;
 }
 
 export interface AuditLog {

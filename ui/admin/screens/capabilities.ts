@@ -37,13 +37,21 @@ function entry(c: CapabilityEntry): HTMLElement {
       { class: 'sources' },
       // aria-label is not allowed on a plain span: the word is spoken from hidden text instead.
       h('span', { class: 'visually-hidden' }, 'from '),
-      c.sources.map((s) => pill(s, 'info')),
+      // Spaces between pills: without them the sources read as one word ("flowconfig").
+      c.sources.flatMap((s, i) => (i ? [' ', pill(s, 'info')] : [pill(s, 'info')])),
     ),
   );
 }
 
-/** The capabilities the browser was asked with, collapsed until the operator opens them. */
-export function capabilities(entries: readonly CapabilityEntry[] | undefined): HTMLElement {
+/**
+ * The capabilities the browser was asked with (a Grid session's W3C capabilities, a local
+ * browser's launch options), collapsed until the operator opens them; `ignored` names the keys
+ * SwiftBrowse's own values beat.
+ */
+export function capabilities(
+  entries: readonly CapabilityEntry[] | undefined,
+  ignored: readonly string[] = [],
+): HTMLElement {
   if (!entries?.length)
     return h(
       'section',
@@ -52,7 +60,7 @@ export function capabilities(entries: readonly CapabilityEntry[] | undefined): H
       h(
         'p',
         { class: 'empty' },
-        'No capabilities recorded (a local Playwright browser sends none, or the browser never opened).',
+        'No capabilities recorded: the browser never opened, or it ran on a server that kept no record.',
       ),
     );
   return h(
@@ -63,6 +71,14 @@ export function capabilities(entries: readonly CapabilityEntry[] | undefined): H
       { class: 'capabilities' },
       h('summary', {}, h('h2', {}, `Capabilities sent (${entries.length})`)),
       h('ul', { class: 'plain' }, entries.map(entry)),
+      ignored.length
+        ? h(
+            'p',
+            { class: 'muted', 'data-testid': 'ignored' },
+            'Ignored (SwiftBrowse sets these itself): ',
+            ignored.flatMap((k, i) => (i ? [', ', h('code', {}, k)] : [h('code', {}, k)])),
+          )
+        : null,
     ),
   );
 }

@@ -37,9 +37,18 @@ export interface Chosen {
 function outlineOfDocument(doc: FlowDocument): FlowOutline {
   const flow = (doc.flow ?? {}) as {
     parameters?: {
-      properties?: Record<string, { type?: unknown; description?: string; default?: unknown }>;
+      properties?: Record<
+        string,
+        { type?: string | string[]; description?: string; default?: unknown }
+      >;
     };
-    steps?: { id?: string; op: string; args?: unknown; on_error?: unknown; note?: string }[];
+    steps?: {
+      id?: string;
+      op: string;
+      args?: Record<string, unknown>;
+      on_error?: 'abort' | 'continue';
+      note?: string;
+    }[];
   };
   return {
     name: doc.name,
@@ -47,7 +56,8 @@ function outlineOfDocument(doc: FlowDocument): FlowOutline {
     revision: doc.revision,
     params: Object.entries(flow.parameters?.properties ?? {}).map(([name, p]) => ({
       name,
-      type: p.type,
+      // As the server's outline names a type: a union joined, none at all `any`.
+      type: Array.isArray(p.type) ? p.type.join(' | ') : (p.type ?? 'any'),
       description: p.description,
       default: p.default,
       read_by: [],
@@ -56,7 +66,7 @@ function outlineOfDocument(doc: FlowDocument): FlowOutline {
     steps: (flow.steps ?? []).map((s, i) => ({
       id: s.id ?? String(i + 1),
       op: s.op,
-      args: s.args,
+      args: s.args ?? {},
       on_error: s.on_error,
       note: s.note,
       binds_secret: false,

@@ -53,7 +53,7 @@ function moveAction(doc: FlowDocument, session: string | undefined, moved: (to: 
         confirm: { label: 'Move', run: () => move(select.value) },
       });
     },
-    { label: session ? `Move to session ${session}` : 'Move to a session' },
+    { label: session ? `Move to session ${session}` : 'Move to session (pick one)' },
   );
 }
 

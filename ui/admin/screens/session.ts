@@ -156,7 +156,7 @@ export async function sessionScreen(main: HTMLElement, name: string): Promise<vo
     return;
   }
   const record = d.browser_record;
-  const sent = record?.sent?.capabilities ?? d.capabilities?.sent;
+  const sent = record?.sent;
   fill(
     main,
     screenTitle(`Session ${name}`, statePill(stateOf(d)), d.orphan ? pill('orphan', 'info') : ''),
@@ -168,6 +168,9 @@ export async function sessionScreen(main: HTMLElement, name: string): Promise<vo
     ),
     actions(d, refresh),
     h('div', { class: 'cards' }, sessionCard(d, record), browserCard(d, record)),
-    capabilities(sent),
+    capabilities(
+      sent?.capabilities ?? d.capabilities?.sent,
+      sent?.ignored ?? d.capabilities?.ignored,
+    ),
   );
 }

@@ -8,7 +8,7 @@ import { bytes, duration, fill, h, safeLink, shown } from '../dom.js';
 import { announce, problem, route, screenTitle } from './common.js';
 import { isFinished, stateOf } from './state.js';
 
-/** Deletes a finished session's directory (files, flows, logs) after the operator confirms. */
+/** Deletes a finished session's files and state after the operator confirms; its flows and log stay. */
 export function deleteDataAction(s: SessionSummary, after: () => void): HTMLButtonElement {
   return button(
     'Delete data',
@@ -19,7 +19,7 @@ export function deleteDataAction(s: SessionSummary, after: () => void): HTMLButt
           h(
             'p',
             {},
-            `This removes the session directory of ${s.name}: ${s.files ?? 'its'} files (${bytes(s.kept_bytes)} kept) and ${s.flows ?? 'its'} flows. It cannot be undone.`,
+            `This removes the files of ${s.name} (${s.files ?? 'all'} files, ${bytes(s.kept_bytes)} kept), browser files and kept files alike. Its flows, its log and its record stay. It cannot be undone.`,
           ),
         ],
         'Delete data',
@@ -34,7 +34,7 @@ export function deleteDataAction(s: SessionSummary, after: () => void): HTMLButt
           after();
         },
       ),
-    { label: `Delete the data of ${s.name}`, tone: 'danger' },
+    { label: `Delete data of ${s.name}`, tone: 'danger' },
   );
 }
 
