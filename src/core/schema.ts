@@ -23,6 +23,13 @@ export function jsonObject<S extends z.ZodType>(schema: S) {
   }, schema);
 }
 
+/**
+ * A yes/no argument, also given as the string "true" or "false": numbers sent as strings are
+ * coerced, and a flow substitutes `${…}` into strings, so booleans must be too.
+ */
+export const flag = () =>
+  z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean());
+
 /** Milliseconds, given as a number or a numeric string (flows substitute `${…}` into strings). */
 export const millis = (description: string) =>
   z.coerce.number().int().min(0).max(3_600_000).describe(description);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { OpError } from '../core/errors.js';
 import type { ActionResult } from '../core/result.js';
-import { jsonObject } from '../core/schema.js';
+import { flag, jsonObject } from '../core/schema.js';
 import { defineOp } from './define.js';
 
 const stepSchema = z.strictObject({
@@ -24,7 +24,7 @@ export const batch = defineOp({
     steps: jsonObject(z.array(stepSchema).min(1).max(200)).describe(
       'Ops to run in order: [{"op": "goto", "args": {"url": "…"}}, …]',
     ),
-    continue_on_error: z.boolean().optional().describe('Run every step even after one fails'),
+    continue_on_error: flag().optional().describe('Run every step even after one fails'),
   }),
   async run(ctx, args) {
     const nestedBatch = args.steps.findIndex((s) => s.op === 'batch');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { looseEnum } from '../core/schema.js';
+import { flag, looseEnum } from '../core/schema.js';
 import { targetSchema } from '../core/target.js';
 import { madeFileName } from '../files/names.js';
 import { defineOp, type OpContext } from './define.js';
@@ -13,10 +13,10 @@ export const screenshot = defineOp({
   readOnly: true,
   args: z.strictObject({
     target: targetSchema.optional().describe('Capture only this element'),
-    full_page: z.boolean().optional().describe('Capture the whole scrollable page'),
+    full_page: flag().optional().describe('Capture the whole scrollable page'),
     format: looseEnum(['png', 'jpeg']).default('png').describe('Image format (default png)'),
     quality: z.coerce.number().int().min(1).max(100).optional().describe('JPEG quality'),
-    save: z.boolean().default(true).describe("Save to the session's files (default true)"),
+    save: flag().default(true).describe("Save to the session's files (default true)"),
   }),
   async run(ctx, args) {
     const tab = await ctx.tab();
@@ -70,7 +70,7 @@ export const pdf = defineOp({
     "Print the page to PDF, saved to the session's files (save: false returns the bytes instead)",
   readOnly: true,
   args: z.strictObject({
-    save: z.boolean().default(true).describe("Save to the session's files (default true)"),
+    save: flag().default(true).describe("Save to the session's files (default true)"),
   }),
   async run(ctx, args) {
     const tab = await ctx.tab();

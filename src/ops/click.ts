@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { OpError } from '../core/errors.js';
-import { looseEnum } from '../core/schema.js';
+import { flag, looseEnum } from '../core/schema.js';
 import { describeTarget, targetSchema } from '../core/target.js';
 import { callPage } from '../drivers/page-script.js';
 import { needsApproval, requireApproval } from './approval.js';
@@ -22,20 +22,15 @@ export const click = defineOp({
       .array(looseEnum(['alt', 'control', 'meta', 'shift']))
       .optional()
       .describe('Keys held during the click'),
-    force: z
-      .boolean()
+    force: flag()
       .optional()
       .describe(
         'Dispatch the click to the element itself, past an overlay covering it; never to a hidden or disabled element',
       ),
-    new_tab: z
-      .boolean()
-      .optional()
-      .describe("Open the link's href in a new tab instead of clicking"),
-    activate: z.boolean().optional().describe('With new_tab: switch to the new tab (default true)'),
+    new_tab: flag().optional().describe("Open the link's href in a new tab instead of clicking"),
+    activate: flag().optional().describe('With new_tab: switch to the new tab (default true)'),
     glide: glideArg,
-    approved: z
-      .boolean()
+    approved: flag()
       .optional()
       .describe('Your user approved this consequential action (delete, pay, send…)'),
   }),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { looseEnum } from '../core/schema.js';
+import { flag, looseEnum } from '../core/schema.js';
 import { CONSOLE_LEVELS, type ConsoleEntry, type EntryBuffer } from '../drivers/driver.js';
 import { defineOp } from './define.js';
 import { textMatcher } from './element.js';
@@ -45,8 +45,7 @@ export const limitArg = z.coerce
   .optional()
   .describe('Return at most this many entries, the newest, oldest first (default 50)');
 
-export const clearArg = z
-  .boolean()
+export const clearArg = flag()
   .optional()
   .describe(
     'Empty this tab’s buffer after reading (every entry, not only those returned), so the next call shows only what is new',

@@ -9,7 +9,7 @@ import type { SessionManager } from '../sessions/session-manager.js';
 import type { ActionResult, Progress } from '../core/result.js';
 import type { OpError } from '../core/errors.js';
 import { expectSchema } from '../core/condition.js';
-import { millis } from '../core/schema.js';
+import { flag, millis } from '../core/schema.js';
 import type { FlowLibrary } from '../flows/library.js';
 import type { RunRef } from '../flows/runner.js';
 import type { OpEvents } from '../sessions/op-events.js';
@@ -188,18 +188,15 @@ export function defineOp<S extends z.ZodObject>(decl: OpDeclaration<S>): OpDefin
   if (browser && !('timeout' in decl.args.shape)) extra.timeout = timeoutArg;
   if (acts && !('expect' in decl.args.shape)) extra.expect = expectSchema.optional();
   if (acts) {
-    extra.diff = z
-      .boolean()
+    extra.diff = flag()
       .optional()
       .describe('Report data.changes, what this action changed on the page (default true)');
-    extra.element_diff = z
-      .boolean()
+    extra.element_diff = flag()
       .optional()
       .describe(
         'Also report changed tags and attributes (class, disabled, aria-*), within a small budget',
       );
-    extra.include_removed = z
-      .boolean()
+    extra.include_removed = flag()
       .optional()
       .describe('List the strings that left the page, not just their count');
   }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { flag } from '../core/schema.js';
 import { OpError } from '../core/errors.js';
 import { targetSchema } from '../core/target.js';
 import { defineOp } from './define.js';
@@ -24,8 +25,7 @@ export const drag = defineOp({
       .number()
       .optional()
       .describe("Pixels below the source's centre to drop at (negative: up)"),
-    glide: z
-      .boolean()
+    glide: flag()
       .default(true)
       .describe(
         'Move in small eased steps, as most drag code needs to see the movement (default true); false jumps',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { flag } from '../core/schema.js';
 import { OpError } from '../core/errors.js';
 import { describeTarget, targetSchema } from '../core/target.js';
 import type { BrowserTab } from '../drivers/driver.js';
@@ -22,7 +23,7 @@ import { baseline, settle, type Baseline } from './settle.js';
 const TEXT_TYPES = ['text', 'email', 'search', 'tel', 'url', 'password'];
 
 const valueSchema = z
-  .union([z.string(), z.number(), z.boolean(), z.array(z.string())])
+  .union([z.string(), z.number(), flag(), z.array(z.string())])
   .describe(
     'Text to type; an option (visible text or value, a list for multi-select); true/false for a checkbox or radio; YYYY-MM-DD for a date',
   );

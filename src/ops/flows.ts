@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { OpError } from '../core/errors.js';
-import { jsonObject } from '../core/schema.js';
+import { flag, jsonObject } from '../core/schema.js';
 import { flowSource } from '../flows/document.js';
 import { deleteFlow, describeFlow, saveFlow } from '../flows/edit.js';
 import { appliesTo, libraryOf } from '../flows/library.js';
@@ -34,10 +34,7 @@ export const flowList = defineOp({
   step: false,
   readOnly: true,
   args: z.strictObject({
-    everywhere: z
-      .boolean()
-      .optional()
-      .describe('Every flow, not only those whose urls match this page'),
+    everywhere: flag().optional().describe('Every flow, not only those whose urls match this page'),
   }),
   async run(ctx, args) {
     const library = libraryOfCaller(ctx);
@@ -124,7 +121,7 @@ export const flowRun = defineOp({
     params: jsonObject(z.record(z.string(), z.unknown()))
       .optional()
       .describe('Values of the flow’s parameters, e.g. {"email": "ada@example.com"}'),
-    verbose: z.boolean().optional().describe('Include every step’s full result'),
+    verbose: flag().optional().describe('Include every step’s full result'),
   }),
   async run(ctx, args) {
     if ((args.name === undefined) === (args.document === undefined))

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { OpError } from '../core/errors.js';
 import { checkName } from '../core/names.js';
-import { jsonObject, looseEnum, millis, navigationUrl } from '../core/schema.js';
+import { flag, jsonObject, looseEnum, millis, navigationUrl } from '../core/schema.js';
 import type { BoundValues } from '../core/redact.js';
 import { BROWSER_NAMES, type StorageState } from '../drivers/driver.js';
 import { keptFilesDir } from '../files/file-store.js';
@@ -33,13 +33,13 @@ export const open = defineOp({
   step: false,
   args: z.strictObject({
     url: navigationUrl('Load this URL').optional(),
-    fresh: z.boolean().optional().describe('Blank page, not the last URL'),
+    fresh: flag().optional().describe('Blank page, not the last URL'),
     backend: looseEnum(['playwright', 'grid']).optional(),
     browser: looseEnum(BROWSER_NAMES).optional(),
     version: z.string().min(1).optional().describe('Grid; "latest" forgets it'),
     width: viewportSide('Viewport'),
     height: viewportSide('Viewport'),
-    headless: z.boolean().optional(),
+    headless: flag().optional(),
     default_timeout: millis('Op timeout (ms) from now on').optional(),
     navigation_timeout: millis('Navigation timeout (ms) from now on').optional(),
     locale: z
@@ -52,8 +52,8 @@ export const open = defineOp({
     user_agent: z.string().min(1).max(512).optional(),
     storage_state: z.string().optional().describe('A state_save file to start from; "" none'),
     profile: z.string().optional().describe('Persistent profile: logins survive; "" none'),
-    insecure: z.boolean().optional().describe('Accept invalid TLS certificates'),
-    record: z.boolean().optional().describe('Grid only'),
+    insecure: flag().optional().describe('Accept invalid TLS certificates'),
+    record: flag().optional().describe('Grid only'),
     page_load_timeout: millis('Grid only, ms').optional(),
     script_timeout: millis('Grid only, ms').optional(),
     capabilities: jsonObject(z.record(z.string(), z.unknown()))

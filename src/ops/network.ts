@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { looseEnum } from '../core/schema.js';
+import { flag, looseEnum } from '../core/schema.js';
 import { RESOURCE_TYPES, type NetworkEntry } from '../drivers/driver.js';
 import { clearArg, limitArg, newest, patternArg, patternTest } from './console.js';
 import { defineOp } from './define.js';
@@ -32,8 +32,7 @@ export const network = defineOp({
     'List the active tab’s requests, oldest first: method, URL, status or failure, type, duration and size',
   readOnly: true,
   args: z.strictObject({
-    failures_only: z
-      .boolean()
+    failures_only: flag()
       .optional()
       .describe('Keep only failures: HTTP 4xx/5xx, refused, blocked, aborted'),
     pattern: patternArg('URL').optional(),

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { flag } from '../core/schema.js';
 import type { BrowserTab, MouseButton } from '../drivers/driver.js';
 import type { Session } from '../sessions/session.js';
 import { receivesPressOrRefuse, type ActionableElement, type ElementContext } from './element.js';
@@ -18,8 +18,7 @@ export interface MoveOptions {
 }
 
 /** The `glide` argument of pointer gestures; `drag` overrides the default. */
-export const glideArg = z
-  .boolean()
+export const glideArg = flag()
   .default(false)
   .describe(
     'Travel to the target in small eased steps from where the pointer is, instead of jumping (default false). For interfaces that watch movement: sliders, sortable lists, drag thresholds, menus that track direction',

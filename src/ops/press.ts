@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { flag } from '../core/schema.js';
 import { targetSchema } from '../core/target.js';
 import type { BrowserTab } from '../drivers/driver.js';
 import { callPage } from '../drivers/page-script.js';
@@ -39,8 +40,7 @@ export const press = defineOp({
     target: targetSchema
       .optional()
       .describe('Focus this element first; default: whatever has focus'),
-    approved: z
-      .boolean()
+    approved: flag()
       .optional()
       .describe(
         'Your user approved this consequential Enter (it submits a form whose button says pay, delete…)',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { flag } from '../core/schema.js';
 import { resetVerdict, verdictOf } from '../flows/verdict.js';
 import { defineOp } from './define.js';
 
@@ -15,10 +16,7 @@ export const report = defineOp({
   step: false,
   readOnly: true,
   args: z.strictObject({
-    reset: z
-      .boolean()
-      .optional()
-      .describe('Start a new verdict after this one (between two tests)'),
+    reset: flag().optional().describe('Start a new verdict after this one (between two tests)'),
   }),
   async run(ctx, args) {
     const verdict = verdictOf(ctx.session);

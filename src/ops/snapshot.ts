@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { flag } from '../core/schema.js';
 import { targetSchema } from '../core/target.js';
 import { callPage } from '../drivers/page-script.js';
 import type { TrackRequest } from '../page/reading.js';
@@ -116,11 +117,10 @@ export const diff = defineOp({
     'What changed on the page since it was last read (late async updates); reset starts a new baseline',
   readOnly: true,
   args: z.strictObject({
-    reset: z
-      .boolean()
+    reset: flag()
       .optional()
       .describe('Take the current page as the new baseline and report nothing'),
-    include_removed: z.boolean().optional().describe('List the strings that left the page'),
+    include_removed: flag().optional().describe('List the strings that left the page'),
   }),
   async run(ctx, args) {
     const tab = await ctx.tab();

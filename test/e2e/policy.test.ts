@@ -112,14 +112,9 @@ describe('session names', () => {
   test('"../x" is refused over MCP and the CLI, with a message unlike the unnamed one', async () => {
     const client = new Client({ name: 'policy-test', version: '1.0.0' });
     const transport = new StreamableHTTPClientTransport(new URL('/mcp?session=..%2Fx', h.url));
-    await client.connect(transport);
-    try {
-      const r = await client.callTool({ name: 'status', arguments: {} });
-      const text = JSON.stringify(r.content);
-      assert.match(text, /Invalid session name/);
-    } finally {
-      await client.close();
-    }
+    // Refused at initialize: a connection never lists tools for a session it cannot use.
+    await assert.rejects(client.connect(transport), /Invalid session name/);
+    await client.close();
     const port = new URL(h.url).port;
     // Asynchronously: this process also serves the HTTP server the CLI would call.
     const cli = await run(process.execPath, [MAIN, 'status', '--session', '../x'], {

@@ -1,5 +1,6 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
+import { flag } from '../../core/schema.js';
 import { parseArgs } from '../../core/args.js';
 import { checkName } from '../../core/names.js';
 import { outlineFlow } from '../../flows/outline.js';
@@ -8,7 +9,7 @@ import { flowDocumentRoutes, jsonBody, refuse } from './flows.js';
 
 const moveArgs = z.strictObject({
   to: z.string().min(1).describe('The library to move it to: "global" or a session name'),
-  replace: z.boolean().optional().describe('Overwrite a flow of the same name there'),
+  replace: flag().optional().describe('Overwrite a flow of the same name there'),
 });
 
 /**
