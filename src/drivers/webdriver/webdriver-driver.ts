@@ -76,6 +76,7 @@ interface ContextCreated {
   context: string;
   parent: string | null;
   url: string;
+  originalOpener?: string | null;
 }
 interface NavigationEvent {
   context: string;
@@ -139,14 +140,22 @@ export class WebDriverSession implements BrowserSession, TabHost {
       bidi.on<NavigationEvent>(`browsingContext.${event}`, (e) =>
         this.open.get(e.context)?.onNavigationFailed(e.url),
       );
-    for (const event of ['navigationCommitted', 'domContentLoaded', 'load'])
+    bidi.on<NavigationEvent>('browsingContext.navigationCommitted', (e) =>
+      this.open.get(e.context)?.onCommitted(e.url),
+    );
+    for (const event of ['domContentLoaded', 'load'])
       bidi.on<NavigationEvent>(`browsingContext.${event}`, (e) =>
         this.open.get(e.context)?.onUrl(e.url),
       );
     // A page's renderer crashing shows only as its window realm destroyed with none after it.
-    bidi.on<{ realm: string; context?: string; type: string }>('script.realmCreated', (e) => {
-      if (e.type === 'window' && e.context) this.open.get(e.context)?.onRealmCreated(e.realm);
-    });
+    // A sandbox (the capture's) is not the page's realm.
+    bidi.on<{ realm: string; context?: string; type: string; sandbox?: string }>(
+      'script.realmCreated',
+      (e) => {
+        if (e.type === 'window' && e.context && !e.sandbox)
+          this.open.get(e.context)?.onRealmCreated(e.realm);
+      },
+    );
     bidi.on<{ realm: string }>('script.realmDestroyed', (e) => {
       for (const tab of this.open.values()) tab.onRealmDestroyed(e.realm);
     });
@@ -212,6 +221,7 @@ export class WebDriverSession implements BrowserSession, TabHost {
     void this.creating.then(() => {
       if (this.open.has(e.context) || this.closed) return;
       const tab = this.adopt(e.context, e.url);
+      if (e.originalOpener) tab.markOpenerPopup();
       void tab
         .setViewport(this.viewportSize.width, this.viewportSize.height)
         .catch(() => undefined);
