@@ -11,6 +11,25 @@ before(async () => {
     `<title>Opener</title><button onclick="window.open('popup.html','_blank')">popup</button>`,
   );
   h.server.setContent('/popup.html', '<title>Popup page</title><p>popup text</p>');
+  h.server.setRoute('/export/parity.csv', (_req, res) => {
+    res.writeHead(200, {
+      'content-type': 'text/csv',
+      'content-disposition': 'attachment; filename="parity.csv"',
+    });
+    res.end('id,total\n1,42\n');
+  });
+  h.server.setRoute('/export/other.csv', (_req, res) => {
+    res.writeHead(200, {
+      'content-type': 'text/csv',
+      'content-disposition': 'attachment; filename="other.csv"',
+    });
+    res.end('id\n2\n');
+  });
+  h.server.setContent(
+    '/download.html',
+    `<a href="/export/parity.csv">Export</a>
+     <a href="/export/other.csv" target="_blank">Other</a>`,
+  );
 });
 after(() => h.close());
 afterEach(() => h.closeBrowsers());
@@ -38,5 +57,25 @@ describe('a popup that keeps its opener', () => {
     assert.ok(close.body.timing!.duration_ms < 5000, JSON.stringify(close.body.timing));
     const left = await h.op('tab_list', {}, 'pop');
     assert.equal((left.body.data as { tabs: unknown[] }).tabs.length, 1);
+  });
+});
+
+describe('files after a download', () => {
+  test('lists the file at once', async () => {
+    await h.op('goto', { url: `${h.server.PREFIX}/download.html` }, 'dl');
+    const click = await h.op('click', { target: { role: 'link', name: 'Export' } }, 'dl');
+    assert.equal(click.body.ok, true, JSON.stringify(click.body.error));
+    const files = await h.op('files', {}, 'dl');
+    assert.equal(files.body.ok, true, JSON.stringify(files.body.error));
+    const names = (files.body.data as { files: { name: string }[] }).files.map((f) => f.name);
+    assert.ok(names.includes('parity.csv'), JSON.stringify(names));
+    // The symptom was 30 s: the download's record never left `saving`.
+    assert.ok(files.body.timing!.duration_ms < 5000, JSON.stringify(files.body.timing));
+    const make = await h.op('click', { target: { role: 'link', name: 'Other' } }, 'dl');
+    assert.equal(make.body.ok, true, JSON.stringify(make.body.error));
+    const again = await h.op('files', {}, 'dl');
+    const all = (again.body.data as { files: { name: string }[] }).files.map((f) => f.name);
+    assert.ok(all.includes('other.csv'), JSON.stringify(all));
+    assert.ok(again.body.timing!.duration_ms < 5000, JSON.stringify(again.body.timing));
   });
 });

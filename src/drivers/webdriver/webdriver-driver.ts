@@ -179,25 +179,43 @@ export class WebDriverSession implements BrowserSession, TabHost {
     bidi.on<{ context: string }>('browsingContext.userPromptClosed', (e) =>
       this.tabOf(e.context)?.onPromptClosed(),
     );
-    bidi.on<{ navigation?: string; suggestedFilename?: string; context?: string; url?: string }>(
-      'browsingContext.downloadWillBegin',
+    // Chromium names a download by `download` (its own id) and by the navigation that became it.
+    bidi.on<{
+      download?: string;
+      navigation?: string;
+      suggestedFilename?: string;
+      context?: string;
+      url?: string;
+    }>('browsingContext.downloadWillBegin', (e) => {
+      if (e.url) this.tabOf(e.context)?.onDownload(e.url);
+      const record: DownloadRecord = { name: e.suggestedFilename ?? 'download', state: 'saving' };
+      this.downloadList.push(record);
+      const key = e.download ?? e.navigation;
+      if (key) this.pendingDownloads.set(key, record);
+    });
+    bidi.on<{ download?: string; navigation?: string; status?: string; filepath?: string }>(
+      'browsingContext.downloadEnd',
       (e) => {
-        if (e.url) this.tabOf(e.context)?.onDownload(e.url);
-        const record: DownloadRecord = { name: e.suggestedFilename ?? 'download', state: 'saving' };
-        this.downloadList.push(record);
-        if (e.navigation) this.pendingDownloads.set(e.navigation, record);
+        const key = e.download ?? e.navigation;
+        const record = (key && this.pendingDownloads.get(key)) || this.savingNamed(e.filepath);
+        if (key) this.pendingDownloads.delete(key);
+        if (e.status === 'canceled') {
+          if (record)
+            Object.assign(record, {
+              state: 'failed',
+              error: 'the site or the browser canceled it',
+            });
+          return;
+        }
+        this.settling.push(this.fetchDownload(record));
       },
     );
-    bidi.on<{ navigation?: string; status?: string }>('browsingContext.downloadEnd', (e) => {
-      const record = e.navigation ? this.pendingDownloads.get(e.navigation) : undefined;
-      if (e.navigation) this.pendingDownloads.delete(e.navigation);
-      if (e.status === 'canceled') {
-        if (record)
-          Object.assign(record, { state: 'failed', error: 'the site or the browser canceled it' });
-        return;
-      }
-      this.settling.push(this.fetchDownload(record));
-    });
+  }
+
+  /** A download still saving whose file is the one at `filepath` on the node (an end event not matched by id). */
+  private savingNamed(filepath: string | undefined): DownloadRecord | undefined {
+    const name = filepath?.split(/[\\/]/).pop();
+    return this.downloadList.find((d) => d.state === 'saving' && d.name === name);
   }
 
   /** The tab a context belongs to: itself, or the top-level context above a frame. */
@@ -440,11 +458,17 @@ export class WebDriverSession implements BrowserSession, TabHost {
     return this.downloadList.map((d) => ({ ...d }));
   }
 
-  /** Resolves once every download started so far has been fetched from the node or has failed. */
+  /**
+   * Resolves once every download started so far has been fetched from the node or has failed. A
+   * record whose end event never came settles when its file is in the Grid's listing.
+   */
   async downloadsSettled(): Promise<void> {
     const deadline = Date.now() + 30_000;
     while (this.downloadList.some((d) => d.state === 'saving') && Date.now() < deadline) {
       await Promise.all(this.settling);
+      await this.syncDownloads();
+      for (const d of this.downloadList)
+        if (d.state === 'saving' && this.fetched.has(d.name)) d.state = 'saved';
       if (this.downloadList.some((d) => d.state === 'saving'))
         await new Promise((r) => setTimeout(r, 100));
     }
