@@ -7,7 +7,7 @@ import { jsonObject, looseEnum, millis, navigationUrl } from '../core/schema.js'
 import type { BoundValues } from '../core/redact.js';
 import { BROWSER_NAMES, type StorageState } from '../drivers/driver.js';
 import { keptFilesDir } from '../files/file-store.js';
-import { applySettings, settingsView } from '../sessions/settings.js';
+import { applySettings, loadTimeoutMs, settingsView } from '../sessions/settings.js';
 import { defineOp } from './define.js';
 import { checkLoaded } from './navigate.js';
 import { listTabs } from './tabs.js';
@@ -54,8 +54,8 @@ export const open = defineOp({
     profile: z.string().optional().describe('Persistent profile: logins survive; "" none'),
     insecure: z.boolean().optional().describe('Accept invalid TLS certificates'),
     record: z.boolean().optional().describe('Grid only'),
-    page_load_timeout: millis('Grid only, ms').optional(),
-    script_timeout: millis('Grid only, ms').optional(),
+    page_load_timeout: millis('Page load timeout (ms); wins over navigation_timeout').optional(),
+    script_timeout: millis('evaluate gives up after (ms)').optional(),
     capabilities: jsonObject(z.record(z.string(), z.unknown()))
       .optional()
       .describe('Raw WebDriver capabilities no option covers (Grid); {} forgets'),
@@ -114,7 +114,7 @@ export const open = defineOp({
     const { width, height } = tab.viewport();
     if (width !== settings.viewport.width || height !== settings.viewport.height)
       await tab.setViewport(settings.viewport.width, settings.viewport.height);
-    if (url) checkLoaded(tab, url, await tab.goto(url, settings.navigationTimeoutMs));
+    if (url) checkLoaded(tab, url, await tab.goto(url, loadTimeoutMs(settings)));
     return {
       data: {
         settings: settingsView(s.settings),

@@ -25,6 +25,9 @@ before(async () => {
     });
     res.end('id\n2\n');
   });
+  h.server.setRoute('/slow.html', (_req, res) => {
+    setTimeout(() => res.end('<title>Slow</title>'), 5000).unref();
+  });
   h.server.setContent(
     '/download.html',
     `<a href="/export/parity.csv">Export</a>
@@ -77,5 +80,22 @@ describe('files after a download', () => {
     const all = (again.body.data as { files: { name: string }[] }).files.map((f) => f.name);
     assert.ok(all.includes('other.csv'), JSON.stringify(all));
     assert.ok(again.body.timing!.duration_ms < 5000, JSON.stringify(again.body.timing));
+  });
+});
+
+describe('page_load_timeout and script_timeout', () => {
+  test('a 1.5 s page-load timeout answers timeout on a 5 s page', async () => {
+    const open = await h.op('open', { page_load_timeout: 1500 }, 'to');
+    assert.equal(open.body.ok, true, JSON.stringify(open.body.error));
+    const r = await h.op('goto', { url: `${h.server.PREFIX}/slow.html` }, 'to');
+    assert.equal(r.body.error?.kind, 'timeout', JSON.stringify(r.body));
+  });
+
+  test('a 1 s script timeout ends a 3 s script', async () => {
+    const open = await h.op('open', { script_timeout: 1000 }, 'st');
+    assert.equal(open.body.ok, true, JSON.stringify(open.body.error));
+    const r = await h.op('evaluate', { script: 'new Promise((r) => setTimeout(r, 3000))' }, 'st');
+    assert.equal(r.body.error?.kind, 'timeout', JSON.stringify(r.body));
+    assert.match(r.body.error!.message, /script_timeout/);
   });
 });
