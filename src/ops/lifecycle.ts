@@ -115,10 +115,19 @@ export const open = defineOp({
     if (width !== settings.viewport.width || height !== settings.viewport.height)
       await tab.setViewport(settings.viewport.width, settings.viewport.height);
     if (url) checkLoaded(tab, url, await tab.goto(url, loadTimeoutMs(settings)));
+    const caps = s.browser?.sentCapabilities?.();
+    if (caps?.video && opened)
+      ctx.notes.push(
+        caps.video.recorded
+          ? `record: the Grid records this browser as ${caps.video.name} (its recorder saves it when the browser ends)`
+          : `record: the Grid started this browser without a video recorder, so no video is made (asked for ${caps.video.name}); a Grid with a recorder such as docker-selenium's video container answers with se:recordVideo`,
+      );
     return {
       data: {
         settings: settingsView(s.settings),
         running: s.browser?.running(),
+        // What the backend did not apply, as status says; the full set sent is the operator's.
+        ...(caps?.ignored.length ? { ignored: caps.ignored } : {}),
         tabs: await listTabs(s),
       },
     };

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
+import { BACKEND } from '../helpers/backend.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 
 let h: Harness;
@@ -97,5 +98,35 @@ describe('page_load_timeout and script_timeout', () => {
     const r = await h.op('evaluate', { script: 'new Promise((r) => setTimeout(r, 3000))' }, 'st');
     assert.equal(r.body.error?.kind, 'timeout', JSON.stringify(r.body));
     assert.match(r.body.error!.message, /script_timeout/);
+  });
+});
+
+describe('what open applied (Grid)', { skip: BACKEND !== 'grid' }, () => {
+  test('open returns ignored as status does', async () => {
+    const r = await h.op(
+      'open',
+      { capabilities: { 'goog:chromeOptions': { prefs: { credentials_enable_service: true } } } },
+      'ig',
+    );
+    assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
+    const ignored = ['goog:chromeOptions.prefs.credentials_enable_service'];
+    assert.deepEqual((r.body.data as { ignored?: string[] }).ignored, ignored);
+    const status = await h.op('status', {}, 'ig');
+    assert.deepEqual((status.body.data as { ignored?: string[] }).ignored, ignored);
+  });
+
+  test('record says whether a video is made, under a name of its own per browser', async () => {
+    const videoOf = async () => {
+      const r = await h.op('open', { record: true }, 'rec');
+      assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
+      const note = r.body.notes?.find((n) => n.startsWith('record:'));
+      assert.ok(note, JSON.stringify(r.body.notes));
+      await h.op('close', {}, 'rec');
+      return /rec-[0-9a-f]{8}\.mp4/.exec(note)?.[0];
+    };
+    const first = await videoOf();
+    const second = await videoOf();
+    assert.ok(first && second, `${first} ${second}`);
+    assert.notEqual(first, second);
   });
 });

@@ -49,6 +49,8 @@ export interface SentCapabilities {
   sent: SentCapability[];
   /** Vendor entries where SwiftBrowse's own value beat the caller's or the config's. */
   ignored: string[];
+  /** The video `record` asked for, and whether the Grid's answer carries `se:recordVideo`. */
+  video?: { name: string; recorded: boolean };
 }
 
 /** What a store keeps to find a Grid browser again. */
@@ -680,6 +682,10 @@ export class WebDriverDriver implements Driver {
         sent: built.sent,
         ignored: built.ignored,
       };
+      const videoName = built.capabilities['se:videoName'];
+      // A Grid with a recorder (docker-selenium's) answers with se:recordVideo; one without drops it.
+      if (built.capabilities['se:recordVideo'] === true && typeof videoName === 'string')
+        sent.video = { name: videoName, recorded: caps.get('se:recordVideo') === true };
       // Selenium's docker nodes say so when they serve the session over VNC.
       const liveView = caps.get('se:vncEnabled') === true || typeof caps.get('se:vnc') === 'string';
       const bidi = await Bidi.connect(ws.replace('://localhost', '://127.0.0.1'));
