@@ -118,9 +118,9 @@ export const open = defineOp({
     const caps = s.browser?.sentCapabilities?.();
     if (caps?.video && opened)
       ctx.notes.push(
-        caps.video.recorded
-          ? `record: the Grid records this browser as ${caps.video.name} (its recorder saves it when the browser ends)`
-          : `record: the Grid started this browser without a video recorder, so no video is made (asked for ${caps.video.name}); a Grid with a recorder such as docker-selenium's video container answers with se:recordVideo`,
+        caps.video.accepted
+          ? `record: the Grid accepted se:recordVideo for ${caps.video.name}; the video exists only if the Grid runs a recorder (docker-selenium's dynamic Grid or video container), which a standalone Grid accepts the capability without`
+          : `record: the Grid dropped se:recordVideo, so no video is made (asked for ${caps.video.name}); recording needs a Grid with a recorder such as docker-selenium's`,
       );
     return {
       data: {

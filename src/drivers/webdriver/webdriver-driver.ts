@@ -50,7 +50,7 @@ export interface SentCapabilities {
   /** Vendor entries where SwiftBrowse's own value beat the caller's or the config's. */
   ignored: string[];
   /** The video `record` asked for, and whether the Grid's answer carries `se:recordVideo`. */
-  video?: { name: string; recorded: boolean };
+  video?: { name: string; accepted: boolean };
 }
 
 /** What a store keeps to find a Grid browser again. */
@@ -683,9 +683,9 @@ export class WebDriverDriver implements Driver {
         ignored: built.ignored,
       };
       const videoName = built.capabilities['se:videoName'];
-      // A Grid with a recorder (docker-selenium's) answers with se:recordVideo; one without drops it.
+      // A Grid that drops se:recordVideo makes no video; one that keeps it may still have no recorder.
       if (built.capabilities['se:recordVideo'] === true && typeof videoName === 'string')
-        sent.video = { name: videoName, recorded: caps.get('se:recordVideo') === true };
+        sent.video = { name: videoName, accepted: caps.get('se:recordVideo') === true };
       // Selenium's docker nodes say so when they serve the session over VNC.
       const liveView = caps.get('se:vncEnabled') === true || typeof caps.get('se:vnc') === 'string';
       const bidi = await Bidi.connect(ws.replace('://localhost', '://127.0.0.1'));
