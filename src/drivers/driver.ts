@@ -307,6 +307,8 @@ export interface CapabilitiesReport {
   sent: readonly { key: string; value: unknown; sources: readonly string[] }[];
   /** Entries of the caller's or the config's that SwiftBrowse's own values beat. */
   ignored: readonly string[];
+  /** A Grid video asked for (`record`): its name, and whether the Grid's answer kept se:recordVideo. */
+  video?: { name: string; accepted: boolean };
 }
 
 /** A storage state (Playwright's JSON shape): what `open {storage_state}` starts a browser from. */

@@ -7,6 +7,7 @@ import { needsApproval, requireApproval } from './approval.js';
 import { defineOp } from './define.js';
 import { actionableElement, findElement, probeOrRefuse, summarise } from './element.js';
 import { clickAt, glideArg, MODIFIERS } from './pointer.js';
+import { loadTimeoutMs } from '../sessions/settings.js';
 
 export const click = defineOp({
   name: 'click',
@@ -50,7 +51,7 @@ export const click = defineOp({
       // A new tab opens in front of the one ops act on.
       ctx.session.frontTabId = undefined;
       ctx.delivered();
-      await opened.goto(href, ctx.session.settings.navigationTimeoutMs);
+      await opened.goto(href, loadTimeoutMs(ctx.session.settings));
       if (args.activate !== false) {
         ctx.session.activeTabId = opened.id;
         await ctx.session.bringToFront(opened);

@@ -7,6 +7,7 @@ import type { Interruption, SessionManager } from '../sessions/session-manager.j
 import type { OpDefinition } from './define.js';
 import type { SessionLog } from '../logs/session-log.js';
 import type { RunRef } from '../flows/runner.js';
+import { loadTimeoutMs } from '../sessions/settings.js';
 
 /**
  * How long past its timeout an op may answer (DESIGN §3: every op answers within its timeout
@@ -61,10 +62,10 @@ export function opTimeoutMs(op: OpDefinition | undefined, args: unknown, session
   const asked =
     typeof args === 'object' && args !== null ? (args as { timeout?: unknown }).timeout : undefined;
   if (typeof asked === 'number' && Number.isFinite(asked) && asked > 0) return asked;
-  const { timeoutMs, navigationTimeoutMs } = session.settings;
+  const { timeoutMs } = session.settings;
   const shape = op?.args.shape ?? {};
   const loads = ('timeout' in shape && !op?.common.includes('timeout')) || 'url' in shape;
-  return loads ? Math.max(timeoutMs, navigationTimeoutMs) : timeoutMs;
+  return loads ? Math.max(timeoutMs, loadTimeoutMs(session.settings)) : timeoutMs;
 }
 
 export interface BoundedRun {

@@ -37,16 +37,21 @@ export const evaluate = defineOp({
       frame = [...iframe.frame, iframe.handle];
     }
     ctx.delivered();
-    // A promise the page never settles in time is the op's timeout; the page keeps it.
+    // A promise the page never settles in time is the op's timeout (or script_timeout); the page keeps it.
+    const scriptTimeout = ctx.session.settings.scriptTimeoutMs;
+    const byScriptTimeout = scriptTimeout !== undefined && scriptTimeout < ctx.timeoutMs;
     const value = await within(
       runScript(tab, frame, args.script, args.arg),
-      ctx.deadline - Date.now(),
+      byScriptTimeout ? scriptTimeout : ctx.deadline - Date.now(),
       LATE,
     );
     if (value === LATE) {
+      const limit = byScriptTimeout
+        ? `${scriptTimeout} ms (the session's script_timeout)`
+        : `${ctx.timeoutMs} ms (the op's timeout)`;
       throw new OpError(
         'timeout',
-        `The script had not finished after ${ctx.timeoutMs} ms (the op's timeout) on ${tab.url()}: a promise it returned had not settled. The page keeps running it, and what it does later is not reported. Give it a longer timeout, or return sooner (poll with wait_for).`,
+        `The script had not finished after ${limit} on ${tab.url()}: a promise it returned had not settled. The page keeps running it, and what it does later is not reported. Give it a longer timeout, or return sooner (poll with wait_for).`,
       );
     }
     const json = JSON.stringify(value);

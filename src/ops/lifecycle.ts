@@ -7,7 +7,7 @@ import { flag, jsonObject, looseEnum, millis, navigationUrl } from '../core/sche
 import type { BoundValues } from '../core/redact.js';
 import { BROWSER_NAMES, type StorageState } from '../drivers/driver.js';
 import { keptFilesDir } from '../files/file-store.js';
-import { applySettings, settingsView } from '../sessions/settings.js';
+import { applySettings, loadTimeoutMs, settingsView } from '../sessions/settings.js';
 import { defineOp } from './define.js';
 import { checkLoaded } from './navigate.js';
 import { listTabs } from './tabs.js';
@@ -54,8 +54,8 @@ export const open = defineOp({
     profile: z.string().optional().describe('Persistent profile: logins survive; "" none'),
     insecure: flag().optional().describe('Accept invalid TLS certificates'),
     record: flag().optional().describe('Grid only'),
-    page_load_timeout: millis('Grid only, ms').optional(),
-    script_timeout: millis('Grid only, ms').optional(),
+    page_load_timeout: millis('Page load timeout (ms); wins over navigation_timeout').optional(),
+    script_timeout: millis('evaluate gives up after (ms)').optional(),
     capabilities: jsonObject(z.record(z.string(), z.unknown()))
       .optional()
       .describe('Raw WebDriver capabilities no option covers (Grid); {} forgets'),
@@ -114,11 +114,20 @@ export const open = defineOp({
     const { width, height } = tab.viewport();
     if (width !== settings.viewport.width || height !== settings.viewport.height)
       await tab.setViewport(settings.viewport.width, settings.viewport.height);
-    if (url) checkLoaded(tab, url, await tab.goto(url, settings.navigationTimeoutMs));
+    if (url) checkLoaded(tab, url, await tab.goto(url, loadTimeoutMs(settings)));
+    const caps = s.browser?.sentCapabilities?.();
+    if (caps?.video && opened)
+      ctx.notes.push(
+        caps.video.accepted
+          ? `record: the Grid accepted se:recordVideo for ${caps.video.name}; the video exists only if the Grid runs a recorder (docker-selenium's dynamic Grid or video container), which a standalone Grid accepts the capability without`
+          : `record: the Grid dropped se:recordVideo, so no video is made (asked for ${caps.video.name}); recording needs a Grid with a recorder such as docker-selenium's`,
+      );
     return {
       data: {
         settings: settingsView(s.settings),
         running: s.browser?.running(),
+        // What the backend did not apply, as status says; the full set sent is the operator's.
+        ...(caps?.ignored.length ? { ignored: caps.ignored } : {}),
         tabs: await listTabs(s),
       },
     };

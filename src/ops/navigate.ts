@@ -3,6 +3,7 @@ import { millis, navigationUrl } from '../core/schema.js';
 import type { BrowserTab, NavigationOutcome } from '../drivers/driver.js';
 import { defineOp, type OpContext } from './define.js';
 import { navigationError } from './settle.js';
+import { loadTimeoutMs } from '../sessions/settings.js';
 
 const navTimeout = millis('Give up loading after this many ms (default 30000)').optional();
 
@@ -21,7 +22,7 @@ export function checkLoaded(
 }
 
 function navTimeoutOf(ctx: OpContext, timeout: number | undefined): number {
-  return timeout ?? ctx.session.settings.navigationTimeoutMs;
+  return timeout ?? loadTimeoutMs(ctx.session.settings);
 }
 
 export const goto = defineOp({

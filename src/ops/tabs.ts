@@ -5,6 +5,7 @@ import type { BrowserTab } from '../drivers/driver.js';
 import type { Session } from '../sessions/session.js';
 import { defineOp, type OpContext } from './define.js';
 import { checkLoaded } from './navigate.js';
+import { loadTimeoutMs } from '../sessions/settings.js';
 
 async function listTabs(session: Session) {
   const active = session.activeTab();
@@ -51,7 +52,7 @@ export const tabNew = defineOp({
     const tab = await browser.newTab();
     ctx.session.frontTabId = undefined;
     ctx.session.activeTabId = tab.id;
-    if (url) checkLoaded(tab, url, await tab.goto(url, ctx.session.settings.navigationTimeoutMs));
+    if (url) checkLoaded(tab, url, await tab.goto(url, loadTimeoutMs(ctx.session.settings)));
     return { data: { tab: tab.id, tabs: await listTabs(ctx.session) } };
   },
 });

@@ -29,6 +29,18 @@ export const sessionSettingsSchema = z.object({
   capabilities: z.record(z.string(), z.unknown()).optional(),
 });
 
+/**
+ * How long a page may take to load: `page_load_timeout` when the session set one (it acts on
+ * both backends: Grid navigations go over BiDi, which the WebDriver session's own timeout misses),
+ * else `navigation_timeout`.
+ */
+export function loadTimeoutMs(s: {
+  navigationTimeoutMs: number;
+  pageLoadTimeoutMs?: number;
+}): number {
+  return s.pageLoadTimeoutMs ?? s.navigationTimeoutMs;
+}
+
 export type SessionSettings = z.infer<typeof sessionSettingsSchema>;
 
 export function defaultSettings(config: Config): SessionSettings {

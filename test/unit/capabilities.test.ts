@@ -92,7 +92,11 @@ describe('layers: what each source sets and may override', () => {
   test('option: record sends se:recordVideo and se:videoName', () => {
     const b = build({ record: true });
     assert.equal(b.capabilities['se:recordVideo'], true);
-    assert.equal(b.capabilities['se:videoName'], 's1.mp4');
+    assert.match(String(b.capabilities['se:videoName']), /^s1-[0-9a-f]{8}\.mp4$/);
+    assert.notEqual(
+      build({ record: true }).capabilities['se:videoName'],
+      b.capabilities['se:videoName'],
+    );
     assert.equal('se:recordVideo' in build().capabilities, false);
   });
 

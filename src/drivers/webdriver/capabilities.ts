@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 /**
  * The capabilities a WebDriver session is opened with (seed 004): the one place their precedence
  * lives. A pure function with no Selenium import, so every rule is unit-tested without a Grid.
@@ -225,7 +226,8 @@ export function buildCapabilities(inputs: CapabilityInputs): BuiltCapabilities {
   set('acceptInsecureCerts', inputs.insecure, 'option');
   if (inputs.record) {
     set('se:recordVideo', true, 'option');
-    set('se:videoName', `${inputs.session}.mp4`, 'option');
+    // One name per browser: a reopened session's video must not overwrite the last one.
+    set('se:videoName', `${inputs.session}-${randomUUID().slice(0, 8)}.mp4`, 'option');
   }
   // config, then raw over it (ruling 14): plain keys; this browser's block is merged below.
   for (const [key, value] of Object.entries(config)) if (key !== block) set(key, value, 'config');

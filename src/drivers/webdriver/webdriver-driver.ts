@@ -49,6 +49,8 @@ export interface SentCapabilities {
   sent: SentCapability[];
   /** Vendor entries where SwiftBrowse's own value beat the caller's or the config's. */
   ignored: string[];
+  /** The video `record` asked for, and whether the Grid's answer carries `se:recordVideo`. */
+  video?: { name: string; accepted: boolean };
 }
 
 /** What a store keeps to find a Grid browser again. */
@@ -76,6 +78,7 @@ interface ContextCreated {
   context: string;
   parent: string | null;
   url: string;
+  originalOpener?: string | null;
 }
 interface NavigationEvent {
   context: string;
@@ -139,14 +142,22 @@ export class WebDriverSession implements BrowserSession, TabHost {
       bidi.on<NavigationEvent>(`browsingContext.${event}`, (e) =>
         this.open.get(e.context)?.onNavigationFailed(e.url),
       );
-    for (const event of ['navigationCommitted', 'domContentLoaded', 'load'])
+    bidi.on<NavigationEvent>('browsingContext.navigationCommitted', (e) =>
+      this.open.get(e.context)?.onCommitted(e.url),
+    );
+    for (const event of ['domContentLoaded', 'load'])
       bidi.on<NavigationEvent>(`browsingContext.${event}`, (e) =>
         this.open.get(e.context)?.onUrl(e.url),
       );
     // A page's renderer crashing shows only as its window realm destroyed with none after it.
-    bidi.on<{ realm: string; context?: string; type: string }>('script.realmCreated', (e) => {
-      if (e.type === 'window' && e.context) this.open.get(e.context)?.onRealmCreated(e.realm);
-    });
+    // A sandbox (the capture's) is not the page's realm.
+    bidi.on<{ realm: string; context?: string; type: string; sandbox?: string }>(
+      'script.realmCreated',
+      (e) => {
+        if (e.type === 'window' && e.context && !e.sandbox)
+          this.open.get(e.context)?.onRealmCreated(e.realm);
+      },
+    );
     bidi.on<{ realm: string }>('script.realmDestroyed', (e) => {
       for (const tab of this.open.values()) tab.onRealmDestroyed(e.realm);
     });
@@ -170,25 +181,43 @@ export class WebDriverSession implements BrowserSession, TabHost {
     bidi.on<{ context: string }>('browsingContext.userPromptClosed', (e) =>
       this.tabOf(e.context)?.onPromptClosed(),
     );
-    bidi.on<{ navigation?: string; suggestedFilename?: string; context?: string; url?: string }>(
-      'browsingContext.downloadWillBegin',
+    // Chromium names a download by `download` (its own id) and by the navigation that became it.
+    bidi.on<{
+      download?: string;
+      navigation?: string;
+      suggestedFilename?: string;
+      context?: string;
+      url?: string;
+    }>('browsingContext.downloadWillBegin', (e) => {
+      if (e.url) this.tabOf(e.context)?.onDownload(e.url);
+      const record: DownloadRecord = { name: e.suggestedFilename ?? 'download', state: 'saving' };
+      this.downloadList.push(record);
+      const key = e.download ?? e.navigation;
+      if (key) this.pendingDownloads.set(key, record);
+    });
+    bidi.on<{ download?: string; navigation?: string; status?: string; filepath?: string }>(
+      'browsingContext.downloadEnd',
       (e) => {
-        if (e.url) this.tabOf(e.context)?.onDownload(e.url);
-        const record: DownloadRecord = { name: e.suggestedFilename ?? 'download', state: 'saving' };
-        this.downloadList.push(record);
-        if (e.navigation) this.pendingDownloads.set(e.navigation, record);
+        const key = e.download ?? e.navigation;
+        const record = (key && this.pendingDownloads.get(key)) || this.savingNamed(e.filepath);
+        if (key) this.pendingDownloads.delete(key);
+        if (e.status === 'canceled') {
+          if (record)
+            Object.assign(record, {
+              state: 'failed',
+              error: 'the site or the browser canceled it',
+            });
+          return;
+        }
+        this.settling.push(this.fetchDownload(record));
       },
     );
-    bidi.on<{ navigation?: string; status?: string }>('browsingContext.downloadEnd', (e) => {
-      const record = e.navigation ? this.pendingDownloads.get(e.navigation) : undefined;
-      if (e.navigation) this.pendingDownloads.delete(e.navigation);
-      if (e.status === 'canceled') {
-        if (record)
-          Object.assign(record, { state: 'failed', error: 'the site or the browser canceled it' });
-        return;
-      }
-      this.settling.push(this.fetchDownload(record));
-    });
+  }
+
+  /** A download still saving whose file is the one at `filepath` on the node (an end event not matched by id). */
+  private savingNamed(filepath: string | undefined): DownloadRecord | undefined {
+    const name = filepath?.split(/[\\/]/).pop();
+    return this.downloadList.find((d) => d.state === 'saving' && d.name === name);
   }
 
   /** The tab a context belongs to: itself, or the top-level context above a frame. */
@@ -212,6 +241,7 @@ export class WebDriverSession implements BrowserSession, TabHost {
     void this.creating.then(() => {
       if (this.open.has(e.context) || this.closed) return;
       const tab = this.adopt(e.context, e.url);
+      if (e.originalOpener) tab.markOpenerPopup();
       void tab
         .setViewport(this.viewportSize.width, this.viewportSize.height)
         .catch(() => undefined);
@@ -430,11 +460,17 @@ export class WebDriverSession implements BrowserSession, TabHost {
     return this.downloadList.map((d) => ({ ...d }));
   }
 
-  /** Resolves once every download started so far has been fetched from the node or has failed. */
+  /**
+   * Resolves once every download started so far has been fetched from the node or has failed. A
+   * record whose end event never came settles when its file is in the Grid's listing.
+   */
   async downloadsSettled(): Promise<void> {
     const deadline = Date.now() + 30_000;
     while (this.downloadList.some((d) => d.state === 'saving') && Date.now() < deadline) {
       await Promise.all(this.settling);
+      await this.syncDownloads();
+      for (const d of this.downloadList)
+        if (d.state === 'saving' && this.fetched.has(d.name)) d.state = 'saved';
       if (this.downloadList.some((d) => d.state === 'saving'))
         await new Promise((r) => setTimeout(r, 100));
     }
@@ -646,6 +682,10 @@ export class WebDriverDriver implements Driver {
         sent: built.sent,
         ignored: built.ignored,
       };
+      const videoName = built.capabilities['se:videoName'];
+      // A Grid that drops se:recordVideo makes no video; one that keeps it may still have no recorder.
+      if (built.capabilities['se:recordVideo'] === true && typeof videoName === 'string')
+        sent.video = { name: videoName, accepted: caps.get('se:recordVideo') === true };
       // Selenium's docker nodes say so when they serve the session over VNC.
       const liveView = caps.get('se:vncEnabled') === true || typeof caps.get('se:vnc') === 'string';
       const bidi = await Bidi.connect(ws.replace('://localhost', '://127.0.0.1'));

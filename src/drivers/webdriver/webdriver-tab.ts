@@ -98,6 +98,8 @@ export class WebDriverTab implements BrowserTab {
   private readonly dialogs = new DialogGate();
   /** The main document's script realm; a crash destroys it and none follows. */
   private realm?: string;
+  /** A popup that keeps its opener, before its first page committed (see onCommitted). */
+  private openerPopupLoading = false;
   private dead = false;
   private died?: (error: OpError) => void;
   /** Rejects every command in flight once the page crashed: BiDi would leave them unanswered. */
@@ -221,8 +223,28 @@ export class WebDriverTab implements BrowserTab {
     this.closed = true;
   }
 
+  /** The page opened this tab with window.open and kept its opener. */
+  markOpenerPopup(): void {
+    this.openerPopupLoading = true;
+  }
+
   onRealmCreated(realm: string): void {
     this.realm = realm;
+  }
+
+  /**
+   * A navigation committed. A realm still there from before it means a popup that keeps its
+   * opener committed its first page into the window of its initial about:blank: Chromium's BiDi
+   * then answers no script, sandbox or screenshot sent to the tab, so it is reloaded once.
+   */
+  onCommitted(url: string): void {
+    this.onUrl(url);
+    if (!this.openerPopupLoading) return;
+    this.openerPopupLoading = false;
+    if (this.realm === undefined) return;
+    void this.bidi
+      .call('browsingContext.reload', { context: this.context, wait: 'none' })
+      .catch(() => undefined);
   }
 
   onRealmDestroyed(realm: string): void {
