@@ -51,6 +51,8 @@ export interface OpenOptions {
   refuseRequest?: (url: string) => string | undefined;
   /** Told while opening takes long (a Grid queue), for progress notifications. */
   onProgress?: (message: string) => void;
+  /** The caller went away (HTTP disconnect, MCP cancel): stop waiting, end any browser that comes. */
+  signal?: AbortSignal;
 }
 
 /** What actually ran, for `status`. */

@@ -57,6 +57,8 @@ export interface EnsureOptions {
   restore: boolean;
   /** `open` without `fresh`: also restore after an explicit close. */
   resume?: boolean;
+  /** The op's caller went away: a browser still being opened for it is given up (Grid queue). */
+  signal?: AbortSignal;
 }
 
 /** Holds every session by name, keeps their records in the store, opens browsers within the limit. */
@@ -288,7 +290,7 @@ export class SessionManager {
     const profile = session.settings.profile;
     const holder = profile ? this.profiles.get(profile) : undefined;
     if (profile && holder && holder !== session.name) throw profileHeld(profile);
-    const browser = await driver.open(openOptions);
+    const browser = await driver.open({ ...openOptions, signal: options.signal });
     if (profile) this.profiles.set(profile, session.name);
     this.adopt(session, browser);
     const url = session.lastUrl;

@@ -161,3 +161,10 @@ export async function endGridBrowsers(gridUrl: string, session: string): Promise
   for (const b of mine) await fetch(`${gridUrl}/session/${b.id}`, { method: 'DELETE' });
   return mine.length;
 }
+
+/** How many new-session requests wait in the Grid's queue for a free slot. */
+export async function gridQueueLength(gridUrl: string): Promise<number> {
+  const r = await fetch(`${gridUrl}/se/grid/newsessionqueue/queue`);
+  const body = (await r.json()) as { value: unknown[] };
+  return body.value.length;
+}

@@ -622,7 +622,7 @@ export class WebDriverDriver implements Driver {
     );
     let driver: SeleniumDriver;
     try {
-      driver = await this.newSession(built);
+      driver = await this.newSession(built, options.signal);
     } catch (e) {
       throw fromNewSession(e, built, this.gridUrl);
     } finally {
@@ -675,27 +675,50 @@ export class WebDriverDriver implements Driver {
     }
   }
 
-  /** Creates the session; with a queue wait set, gives up first and ends a browser that arrives late. */
-  private async newSession(built: BuiltCapabilities): Promise<SeleniumDriver> {
+  /**
+   * Creates the session. It gives up when the queue wait runs out or the caller goes away, and ends
+   * at once the browser that arrives after that: nobody would drive it, and it would hold a slot.
+   */
+  private async newSession(
+    built: BuiltCapabilities,
+    signal: AbortSignal | undefined,
+  ): Promise<SeleniumDriver> {
     const creating = createSession(this.gridUrl, built.capabilities);
     const wait = this.settings.queueWaitMs ?? 0;
-    if (wait <= 0) return creating;
+    if (wait <= 0 && !signal) return creating;
     let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
     const gaveUp = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
+      const giveUp = (error: OpError) => {
         void creating.then((late) => late.quit()).catch(() => undefined);
-        reject(
+        reject(error);
+      };
+      if (wait > 0)
+        timer = setTimeout(
+          () =>
+            giveUp(
+              new OpError(
+                'backend',
+                `No Grid node took this browser within ${Math.round(wait / 1000)} s (GRID_QUEUE_WAIT_MS). The Grid may have no node with these capabilities, or none free; try again later or check the Grid console at ${this.gridUrl}/ui.`,
+              ),
+            ),
+          wait,
+        );
+      onAbort = () =>
+        giveUp(
           new OpError(
-            'backend',
-            `No Grid node took this browser within ${Math.round(wait / 1000)} s (GRID_QUEUE_WAIT_MS). The Grid may have no node with these capabilities, or none free; try again later or check the Grid console at ${this.gridUrl}/ui.`,
+            'timeout',
+            'Not opened: the caller went away (the HTTP client disconnected or the MCP request was cancelled) while the Grid queue held the request; a browser the Grid starts for it is ended at once. Send open again if it is still wanted.',
           ),
         );
-      }, wait);
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener('abort', onAbort, { once: true });
     });
     try {
       return await Promise.race([creating, gaveUp]);
     } finally {
       clearTimeout(timer);
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
     }
   }
 

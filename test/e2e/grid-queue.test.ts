@@ -1,0 +1,62 @@
+// The Grid's new-session queue against a Grid of one slot: what a caller who gives up leaves
+// behind, and what a queue timeout says.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { BACKEND } from '../helpers/backend.js';
+import { gridBrowsers, gridQueueLength, startGrid, type TestGrid } from '../helpers/grid.js';
+import { startHarness, type Harness } from '../helpers/harness.js';
+
+const skip = BACKEND !== 'grid';
+
+async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Not within 30 s: ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe('the Grid queue', () => {
+  let grid: TestGrid;
+  let h: Harness;
+
+  before(async () => {
+    if (skip) return;
+    grid = await startGrid(1);
+    h = await startHarness({ gridUrl: grid.url, gridQueueWaitMs: 60_000 });
+  });
+  after(async () => {
+    if (skip) return;
+    await h.close();
+    await grid.stop();
+  });
+
+  test(
+    'an open whose HTTP client gave up while queued leaves no browser holding the slot',
+    { skip },
+    async () => {
+      const holder = await h.op('open', {}, 'holder');
+      assert.equal(holder.body.ok, true, JSON.stringify(holder.body.error));
+      const abort = new AbortController();
+      const queued = h
+        .request('/browser/open', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-session-key': 'queued' },
+          body: '{}',
+          signal: abort.signal,
+        })
+        .catch(() => undefined);
+      await until(async () => (await gridQueueLength(grid.url)) === 1, 'the open is queued');
+      abort.abort();
+      await queued;
+      await h.op('close', {}, 'holder');
+      // The freed slot goes to the abandoned request first; the next caller gets it only if
+      // SwiftBrowse gave that browser back.
+      const next = await h.op('open', {}, 'next');
+      assert.equal(next.body.ok, true, JSON.stringify(next.body.error));
+      const left = (await gridBrowsers(grid.url)).filter((b) => b.session === 'queued');
+      assert.deepEqual(left, []);
+      await h.closeBrowsers();
+    },
+  );
+});
