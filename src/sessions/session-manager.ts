@@ -523,10 +523,16 @@ export class SessionManager {
 
   /** Marks a dead browser lost and describes it as the one `backend` answer. */
   lost(session: Session): OpError {
-    this.dropBrowser(session, 'lost', lostBy(session));
+    const by = lostBy(session);
+    this.dropBrowser(session, 'lost', by);
+    // A Grid browser that is gone was ended by the Grid: reaped when idle, or its node went away.
+    const died =
+      by === 'grid'
+        ? `was ended by the Grid (reaped by its session timeout after idling, its node went away, or an operator ended it)`
+        : 'died (crashed or was killed)';
     return new OpError(
       'backend',
-      `The browser of session "${session.name}" died (crashed, was killed, or its Grid node went away)${session.lastUrl ? ` while on ${session.lastUrl}` : ''}. Send the next op as usual: a new browser opens on the last URL${session.settings.profile ? '' : ', without the cookies and logins of the old one'}.`,
+      `The browser of session "${session.name}" ${died}${session.lastUrl ? ` while on ${session.lastUrl}` : ''}. Send the next op as usual: a new browser opens on the last URL${session.settings.profile ? '' : ', without the cookies and logins of the old one'}.`,
     );
   }
 

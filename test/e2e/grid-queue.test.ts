@@ -3,7 +3,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { BACKEND } from '../helpers/backend.js';
-import { gridBrowsers, gridQueueLength, startGrid, type TestGrid } from '../helpers/grid.js';
+import {
+  endGridBrowsers,
+  gridBrowsers,
+  gridQueueLength,
+  startGrid,
+  startHub,
+  type TestGrid,
+} from '../helpers/grid.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 
 const skip = BACKEND !== 'grid';
@@ -57,6 +64,56 @@ describe('the Grid queue', () => {
       const left = (await gridBrowsers(grid.url)).filter((b) => b.session === 'queued');
       assert.deepEqual(left, []);
       await h.closeBrowsers();
+    },
+  );
+
+  test('a browser the Grid ended answers that the Grid ended it', { skip }, async () => {
+    const opened = await h.op('goto', { url: `${h.server.PREFIX}/index.html` }, 'reaped');
+    assert.equal(opened.body.ok, true, JSON.stringify(opened.body.error));
+    // What the Grid's session timeout does to an idle browser.
+    assert.equal(await endGridBrowsers(grid.url, 'reaped'), 1);
+    const next = await h.op('snapshot', {}, 'reaped');
+    assert.equal(next.body.error?.kind, 'backend', JSON.stringify(next.body));
+    assert.match(next.body.error!.message, /ended by the Grid/);
+    await h.closeBrowsers();
+  });
+
+  test(
+    'a node with no display refusing a headed browser says so, not "try again"',
+    { skip },
+    async () => {
+      const r = await h.op('open', { headless: false }, 'headed');
+      await h.closeBrowsers();
+      assert.equal(r.body.ok, false, 'a headed Chromium started on a node with no display');
+      assert.match(r.body.error!.message, /no display/);
+      assert.doesNotMatch(r.body.error!.message, /Trying again may succeed/);
+    },
+  );
+});
+
+describe('a Grid with no node', () => {
+  let hub: TestGrid;
+  let h: Harness;
+
+  before(async () => {
+    if (skip) return;
+    hub = await startHub();
+    h = await startHarness({ gridUrl: hub.url, gridQueueWaitMs: 3000 });
+  });
+  after(async () => {
+    if (skip) return;
+    await h.close();
+    await hub.stop();
+  });
+
+  test(
+    'a queue timeout says the Grid has no node, not that the capabilities match none',
+    { skip },
+    async () => {
+      const r = await h.op('open', { version: '152' }, 'nobody');
+      assert.equal(r.body.error?.kind, 'backend', JSON.stringify(r.body));
+      assert.match(r.body.error!.message, /has no node at all/);
+      assert.doesNotMatch(r.body.error!.message, /check the browser, version/);
     },
   );
 });

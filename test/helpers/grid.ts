@@ -46,14 +46,19 @@ function nodeConfig(maxSessions: number): string {
   ].join('\n');
 }
 
-async function waitReady(url: string, child: ChildProcess, log: () => string): Promise<void> {
+async function waitReady(
+  url: string,
+  child: ChildProcess,
+  log: () => string,
+  needNode = true,
+): Promise<void> {
   const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`The Grid exited: ${log()}`);
     try {
       const r = await fetch(`${url}/status`, { signal: AbortSignal.timeout(2000) });
       const body = (await r.json()) as { value?: { ready?: boolean } };
-      if (body.value?.ready) return;
+      if (body.value?.ready || !needNode) return;
     } catch {
       // not listening yet
     }
@@ -68,26 +73,50 @@ export async function startGrid(maxSessions = 8, port?: number): Promise<TestGri
   const config = join(dir, 'node.toml');
   writeFileSync(config, nodeConfig(maxSessions));
   port ??= await freePort();
-  const child = spawn(
-    'java',
-    [
-      '-jar',
-      gridJar(),
-      'standalone',
-      '--host',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--enable-managed-downloads',
-      'true',
-      // A test that outgrows the node's slots fails with the queue-timeout error in 2 min, not 5.
-      '--session-request-timeout',
-      '120',
-      '--config',
-      config,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const args = [
+    'standalone',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--enable-managed-downloads',
+    'true',
+    // A test that outgrows the node's slots fails with the queue-timeout error in 2 min, not 5.
+    '--session-request-timeout',
+    '120',
+    '--config',
+    config,
+  ];
+  return runGrid(args, port, dir, true);
+}
+
+/** Starts a hub with no node, as an autoscaled Grid at idle or one that lost its only node. */
+export async function startHub(): Promise<TestGrid> {
+  const dir = mkdtempSync(join(tmpdir(), 'swiftbrowse-hub-'));
+  const [port, publish, subscribe] = [await freePort(), await freePort(), await freePort()];
+  const args = [
+    'hub',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--publish-events',
+    `tcp://127.0.0.1:${publish}`,
+    '--subscribe-events',
+    `tcp://127.0.0.1:${subscribe}`,
+  ];
+  return runGrid(args, port, dir, false);
+}
+
+async function runGrid(
+  args: string[],
+  port: number,
+  dir: string,
+  needNode: boolean,
+): Promise<TestGrid> {
+  const child = spawn('java', ['-jar', gridJar(), ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const keep = (b: Buffer) => (output = (output + b.toString()).slice(-4000));
   child.stdout?.on('data', keep);
@@ -96,7 +125,7 @@ export async function startGrid(maxSessions = 8, port?: number): Promise<TestGri
   const kill = () => child.kill('SIGKILL');
   process.once('exit', kill);
   try {
-    await waitReady(url, child, () => output);
+    await waitReady(url, child, () => output, needNode);
   } catch (e) {
     kill();
     throw e;

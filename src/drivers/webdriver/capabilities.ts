@@ -49,6 +49,8 @@ export interface BuiltCapabilities {
   rawKeys: string[];
   /** The version asked for, when one was sent. */
   version?: string;
+  /** A headed browser was asked for: a node without a display cannot start one. */
+  headed: boolean;
 }
 
 /** The word that means "whatever version the Grid has"; never sent. */
@@ -269,7 +271,14 @@ export function buildCapabilities(inputs: CapabilityInputs): BuiltCapabilities {
     sources: sources.get(key) ?? [],
   }));
   const rawKeys = Object.keys(raw);
-  return { capabilities: out, sent, ignored: [...new Set(ignored)], rawKeys, version };
+  return {
+    capabilities: out,
+    sent,
+    ignored: [...new Set(ignored)],
+    rawKeys,
+    version,
+    headed: !inputs.headless,
+  };
 }
 
 function sameValue(a: unknown, b: unknown): boolean {

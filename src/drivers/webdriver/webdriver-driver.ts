@@ -18,7 +18,7 @@ import type {
 import { pageApiExpression } from '../page-script.js';
 import { Bidi } from './bidi.js';
 import { buildCapabilities, type BuiltCapabilities, type SentCapability } from './capabilities.js';
-import { fromNewSession, fromWebDriver } from './errors.js';
+import { fromNewSession, fromWebDriver, QueueWaitExpired } from './errors.js';
 import { gridStatus, nodeOfSession } from './grid-status.js';
 import { NavigationGuard } from './navigation-guard.js';
 import {
@@ -624,7 +624,9 @@ export class WebDriverDriver implements Driver {
     try {
       driver = await this.newSession(built, options.signal);
     } catch (e) {
-      throw fromNewSession(e, built, this.gridUrl);
+      // What the Grid holds now tells a lost node from a caller's capabilities that match none.
+      const grid = e instanceof OpError ? undefined : await gridStatus(this.gridUrl, 2000);
+      throw fromNewSession(e, built, this.gridUrl, grid);
     } finally {
       clearInterval(progress);
     }
@@ -689,21 +691,11 @@ export class WebDriverDriver implements Driver {
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     const gaveUp = new Promise<never>((_, reject) => {
-      const giveUp = (error: OpError) => {
+      const giveUp = (error: Error) => {
         void creating.then((late) => late.quit()).catch(() => undefined);
         reject(error);
       };
-      if (wait > 0)
-        timer = setTimeout(
-          () =>
-            giveUp(
-              new OpError(
-                'backend',
-                `No Grid node took this browser within ${Math.round(wait / 1000)} s (GRID_QUEUE_WAIT_MS). The Grid may have no node with these capabilities, or none free; try again later or check the Grid console at ${this.gridUrl}/ui.`,
-              ),
-            ),
-          wait,
-        );
+      if (wait > 0) timer = setTimeout(() => giveUp(new QueueWaitExpired(wait)), wait);
       onAbort = () =>
         giveUp(
           new OpError(
