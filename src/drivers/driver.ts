@@ -19,6 +19,8 @@ export interface OpenOptions {
   browser: BrowserName;
   /** A browser version to ask for; undefined means whatever the backend has. */
   version?: string;
+  /** The HTTP caller's version (X-Version, `?version=`): under `version`, over SESSION_VERSION. */
+  clientVersion?: string;
   headless: boolean;
   viewport: { width: number; height: number };
   /** Where this session's downloads land. */

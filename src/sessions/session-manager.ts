@@ -569,6 +569,7 @@ export class SessionManager {
       session: session.name,
       browser: s.browser,
       version: s.version,
+      clientVersion: s.clientVersion,
       headless: s.headless,
       viewport: s.viewport,
       downloadsDir: dir,

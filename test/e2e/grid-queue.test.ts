@@ -1,7 +1,9 @@
 // The Grid's new-session queue against a Grid of one slot: what a caller who gives up leaves
 // behind, and what a queue timeout says.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
+import type { BrowserRecord } from '../../src/sessions/browser-record.js';
 import { BACKEND } from '../helpers/backend.js';
 import {
   endGridBrowsers,
@@ -114,6 +116,66 @@ describe('a Grid with no node', () => {
       assert.equal(r.body.error?.kind, 'backend', JSON.stringify(r.body));
       assert.match(r.body.error!.message, /has no node at all/);
       assert.doesNotMatch(r.body.error!.message, /check the browser, version/);
+    },
+  );
+});
+
+describe('the browser version cascade on the Grid', () => {
+  let grid: TestGrid;
+  let h: Harness;
+  let running: string;
+
+  const sentVersion = async (session: string) => {
+    const r = await h.request(`/admin/sessions/${session}`);
+    const { browser_record } = (await r.json()) as { browser_record?: BrowserRecord };
+    return browser_record?.sent?.capabilities.find((c) => c.key === 'browserVersion');
+  };
+
+  before(async () => {
+    if (skip) return;
+    // The node's own Chromium version, in its stereotype: a Grid matches a version only there.
+    running = /\d+(\.\d+)+/.exec(execFileSync('/usr/bin/chromium', ['--version']).toString())![0];
+    grid = await startGrid(1, undefined, running);
+    h = await startHarness({ gridUrl: grid.url, sessionVersion: running });
+  });
+  after(async () => {
+    if (skip) return;
+    await h.close();
+    await grid.stop();
+  });
+
+  test(
+    'SESSION_VERSION is sent as browserVersion with the server as its source',
+    { skip },
+    async () => {
+      const opened = await h.op('open', {}, 'server-version');
+      assert.equal(opened.body.ok, true, JSON.stringify(opened.body.error));
+      assert.deepEqual(await sentVersion('server-version'), {
+        key: 'browserVersion',
+        value: running,
+        sources: ['server'],
+      });
+      await h.closeBrowsers();
+    },
+  );
+
+  test(
+    'an X-Version header is sent as browserVersion with the client as its source',
+    { skip },
+    async () => {
+      const r = await h.request('/browser/open', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-session-key': 'client-version',
+          'x-version': running,
+        },
+        body: '{}',
+      });
+      const body = (await r.json()) as { ok: boolean; error?: unknown };
+      assert.equal(body.ok, true, JSON.stringify(body.error));
+      assert.deepEqual((await sentVersion('client-version'))?.sources, ['client']);
+      await h.op('close', {}, 'client-version');
     },
   );
 });

@@ -25,9 +25,10 @@ export function gridJar(): string {
   return path;
 }
 
-function nodeConfig(maxSessions: number): string {
+function nodeConfig(maxSessions: number, browserVersion?: string): string {
   const stereotype = JSON.stringify({
     browserName: 'chrome',
+    ...(browserVersion ? { browserVersion } : {}),
     'goog:chromeOptions': { binary: '/usr/bin/chromium', args: CHROMIUM_ARGS },
   });
   return [
@@ -67,11 +68,18 @@ async function waitReady(
   throw new Error(`The Grid did not become ready in 90 s: ${log()}`);
 }
 
-/** Starts a standalone Grid (on `port`, for a restart clients expect there); the caller stops it. */
-export async function startGrid(maxSessions = 8, port?: number): Promise<TestGrid> {
+/**
+ * Starts a standalone Grid (on `port`, for a restart clients expect there); the caller stops it.
+ * A node offers no version unless `browserVersion` is given, and the Grid then matches none asked.
+ */
+export async function startGrid(
+  maxSessions = 8,
+  port?: number,
+  browserVersion?: string,
+): Promise<TestGrid> {
   const dir = mkdtempSync(join(tmpdir(), 'swiftbrowse-grid-'));
   const config = join(dir, 'node.toml');
-  writeFileSync(config, nodeConfig(maxSessions));
+  writeFileSync(config, nodeConfig(maxSessions, browserVersion));
   port ??= await freePort();
   const args = [
     'standalone',

@@ -424,6 +424,33 @@ describe('Grid errors (seed 004 rulings 12, 16, 24, 25)', () => {
   });
 });
 
+describe('the browser version cascade', () => {
+  const versionOf = (b: ReturnType<typeof build>) => b.sent.find((s) => s.key === 'browserVersion');
+
+  test('SESSION_VERSION is sent under every session, from the server layer', () => {
+    assert.deepEqual(versionOf(build({ serverVersion: '131' })), {
+      key: 'browserVersion',
+      value: '131',
+      sources: ['server'],
+    });
+  });
+
+  test('the client layer beats the server, and the open beats both', () => {
+    const client = build({ serverVersion: '131', clientVersion: '130' });
+    assert.deepEqual(versionOf(client)?.sources, ['client']);
+    assert.equal(client.version, '130');
+    const option = build({ serverVersion: '131', clientVersion: '130', version: '129' });
+    assert.deepEqual(versionOf(option)?.sources, ['option']);
+    assert.equal(option.capabilities.browserVersion, '129');
+  });
+
+  test('latest at the winning layer sends no version', () => {
+    assert.equal(versionOf(build({ serverVersion: 'latest' })), undefined);
+    assert.equal(versionOf(build({ serverVersion: '131', clientVersion: 'latest' })), undefined);
+    assert.equal(build({ serverVersion: 'latest' }).version, undefined);
+  });
+});
+
 describe('SESSION_CAPABILITIES in the configuration', () => {
   test('is read as JSON from the environment', async () => {
     const { loadConfig } = await import('../../src/config.js');

@@ -64,6 +64,8 @@ export interface WebDriverSettings {
   gridUrl: string;
   /** SESSION_CAPABILITIES: under every request. */
   capabilities?: Record<string, unknown>;
+  /** SESSION_VERSION: the browser version asked for when neither client nor open names one. */
+  version?: string;
   /** Longest wait for a node, in ms; 0 waits as long as the Grid queue does (seed 004 ruling 12). */
   queueWaitMs?: number;
   /** How often `onProgress` is told while the Grid queue holds the request. */
@@ -598,6 +600,8 @@ export class WebDriverDriver implements Driver {
       session: options.session,
       browser: options.browser,
       version: options.version,
+      clientVersion: options.clientVersion,
+      serverVersion: this.settings.version,
       headless: options.headless,
       insecure: options.insecure ?? false,
       record: options.webdriver?.record,
