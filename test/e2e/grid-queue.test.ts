@@ -118,6 +118,18 @@ describe('a Grid with no node', () => {
       assert.doesNotMatch(r.body.error!.message, /check the browser, version/);
     },
   );
+
+  test(
+    '/ready stays 200 while the Grid has no node, as an autoscaled Grid at idle',
+    { skip },
+    async () => {
+      const r = await h.request('/ready');
+      const body = (await r.json()) as { ready: boolean; grid: { nodes: number; ready: boolean } };
+      assert.equal(r.status, 200, JSON.stringify(body));
+      assert.equal(body.grid.nodes, 0);
+      assert.equal(body.grid.ready, false);
+    },
+  );
 });
 
 describe('the browser version cascade on the Grid', () => {
