@@ -344,6 +344,11 @@ export const SETTINGS = {
     schema: jsonObject.default({}),
     doc: 'JSON object of WebDriver capabilities sent under every Grid session (e.g. a node pool key); keys SwiftBrowse owns are refused',
   },
+  sessionVersion: {
+    env: 'SESSION_VERSION',
+    schema: z.string().min(1).default('latest'),
+    doc: 'Browser version every Grid session asks for unless a client or an open names one (latest: any the Grid has)',
+  },
   gridQueueWaitMs: {
     env: 'GRID_QUEUE_WAIT_MS',
     schema: int(0, 3_600_000).default(0),

@@ -54,6 +54,7 @@ export async function createSwiftBrowse(
     drivers.grid = new WebDriverDriver({
       gridUrl: config.gridUrl,
       capabilities: config.sessionCapabilities,
+      version: config.sessionVersion,
       queueWaitMs: config.gridQueueWaitMs,
       blockedHosts: blockedHosts(config),
     });

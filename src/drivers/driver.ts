@@ -19,6 +19,8 @@ export interface OpenOptions {
   browser: BrowserName;
   /** A browser version to ask for; undefined means whatever the backend has. */
   version?: string;
+  /** The HTTP caller's version (X-Version, `?version=`): under `version`, over SESSION_VERSION. */
+  clientVersion?: string;
   headless: boolean;
   viewport: { width: number; height: number };
   /** Where this session's downloads land. */
@@ -51,6 +53,8 @@ export interface OpenOptions {
   refuseRequest?: (url: string) => string | undefined;
   /** Told while opening takes long (a Grid queue), for progress notifications. */
   onProgress?: (message: string) => void;
+  /** The caller went away (HTTP disconnect, MCP cancel): stop waiting, end any browser that comes. */
+  signal?: AbortSignal;
 }
 
 /** What actually ran, for `status`. */

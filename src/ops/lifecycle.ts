@@ -101,7 +101,7 @@ export const open = defineOp({
     s.pointer = undefined;
     const resume = !args.fresh && !args.url;
     const { opened } = await ctx.sessions
-      .ensureBrowser(s, { restore: resume, resume }, ctx.notes)
+      .ensureBrowser(s, { restore: resume, resume, signal: ctx.signal }, ctx.notes)
       .catch((e: unknown) => {
         // A setting the backend refused only when asked (a Grid with no such node) is not kept:
         // the next op opens a browser as before.

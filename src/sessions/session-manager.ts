@@ -57,6 +57,8 @@ export interface EnsureOptions {
   restore: boolean;
   /** `open` without `fresh`: also restore after an explicit close. */
   resume?: boolean;
+  /** The op's caller went away: a browser still being opened for it is given up (Grid queue). */
+  signal?: AbortSignal;
 }
 
 /** Holds every session by name, keeps their records in the store, opens browsers within the limit. */
@@ -288,7 +290,7 @@ export class SessionManager {
     const profile = session.settings.profile;
     const holder = profile ? this.profiles.get(profile) : undefined;
     if (profile && holder && holder !== session.name) throw profileHeld(profile);
-    const browser = await driver.open(openOptions);
+    const browser = await driver.open({ ...openOptions, signal: options.signal });
     if (profile) this.profiles.set(profile, session.name);
     this.adopt(session, browser);
     const url = session.lastUrl;
@@ -521,10 +523,16 @@ export class SessionManager {
 
   /** Marks a dead browser lost and describes it as the one `backend` answer. */
   lost(session: Session): OpError {
-    this.dropBrowser(session, 'lost', lostBy(session));
+    const by = lostBy(session);
+    this.dropBrowser(session, 'lost', by);
+    // A Grid browser that is gone was ended by the Grid: reaped when idle, or its node went away.
+    const died =
+      by === 'grid'
+        ? `was ended by the Grid (reaped by its session timeout after idling, its node went away, or an operator ended it)`
+        : 'died (crashed or was killed)';
     return new OpError(
       'backend',
-      `The browser of session "${session.name}" died (crashed, was killed, or its Grid node went away)${session.lastUrl ? ` while on ${session.lastUrl}` : ''}. Send the next op as usual: a new browser opens on the last URL${session.settings.profile ? '' : ', without the cookies and logins of the old one'}.`,
+      `The browser of session "${session.name}" ${died}${session.lastUrl ? ` while on ${session.lastUrl}` : ''}. Send the next op as usual: a new browser opens on the last URL${session.settings.profile ? '' : ', without the cookies and logins of the old one'}.`,
     );
   }
 
@@ -561,6 +569,7 @@ export class SessionManager {
       session: session.name,
       browser: s.browser,
       version: s.version,
+      clientVersion: s.clientVersion,
       headless: s.headless,
       viewport: s.viewport,
       downloadsDir: dir,

@@ -25,6 +25,8 @@ export const sessionSettingsSchema = z.object({
   record: z.boolean().optional(),
   pageLoadTimeoutMs: z.number().int().optional(),
   scriptTimeoutMs: z.number().int().optional(),
+  /** The HTTP caller's browser version (X-Version or `?version=`), a layer under `version`. */
+  clientVersion: z.string().optional(),
   /** The caller's raw WebDriver capabilities, remembered whole (seed 004). */
   capabilities: z.record(z.string(), z.unknown()).optional(),
 });

@@ -25,9 +25,10 @@ export function gridJar(): string {
   return path;
 }
 
-function nodeConfig(maxSessions: number): string {
+function nodeConfig(maxSessions: number, browserVersion?: string): string {
   const stereotype = JSON.stringify({
     browserName: 'chrome',
+    ...(browserVersion ? { browserVersion } : {}),
     'goog:chromeOptions': { binary: '/usr/bin/chromium', args: CHROMIUM_ARGS },
   });
   return [
@@ -46,14 +47,19 @@ function nodeConfig(maxSessions: number): string {
   ].join('\n');
 }
 
-async function waitReady(url: string, child: ChildProcess, log: () => string): Promise<void> {
+async function waitReady(
+  url: string,
+  child: ChildProcess,
+  log: () => string,
+  needNode = true,
+): Promise<void> {
   const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`The Grid exited: ${log()}`);
     try {
       const r = await fetch(`${url}/status`, { signal: AbortSignal.timeout(2000) });
       const body = (await r.json()) as { value?: { ready?: boolean } };
-      if (body.value?.ready) return;
+      if (body.value?.ready || !needNode) return;
     } catch {
       // not listening yet
     }
@@ -62,32 +68,63 @@ async function waitReady(url: string, child: ChildProcess, log: () => string): P
   throw new Error(`The Grid did not become ready in 90 s: ${log()}`);
 }
 
-/** Starts a standalone Grid (on `port`, for a restart clients expect there); the caller stops it. */
-export async function startGrid(maxSessions = 8, port?: number): Promise<TestGrid> {
+/**
+ * Starts a standalone Grid (on `port`, for a restart clients expect there); the caller stops it.
+ * A node offers no version unless `browserVersion` is given, and the Grid then matches none asked.
+ */
+export async function startGrid(
+  maxSessions = 8,
+  port?: number,
+  browserVersion?: string,
+): Promise<TestGrid> {
   const dir = mkdtempSync(join(tmpdir(), 'swiftbrowse-grid-'));
   const config = join(dir, 'node.toml');
-  writeFileSync(config, nodeConfig(maxSessions));
+  writeFileSync(config, nodeConfig(maxSessions, browserVersion));
   port ??= await freePort();
-  const child = spawn(
-    'java',
-    [
-      '-jar',
-      gridJar(),
-      'standalone',
-      '--host',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--enable-managed-downloads',
-      'true',
-      // A test that outgrows the node's slots fails with the queue-timeout error in 2 min, not 5.
-      '--session-request-timeout',
-      '120',
-      '--config',
-      config,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const args = [
+    'standalone',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--enable-managed-downloads',
+    'true',
+    // A test that outgrows the node's slots fails with the queue-timeout error in 2 min, not 5.
+    '--session-request-timeout',
+    '120',
+    '--config',
+    config,
+  ];
+  return runGrid(args, port, dir, true);
+}
+
+/** Starts a hub with no node, as an autoscaled Grid at idle or one that lost its only node. */
+export async function startHub(): Promise<TestGrid> {
+  const dir = mkdtempSync(join(tmpdir(), 'swiftbrowse-hub-'));
+  const [port, publish, subscribe] = [await freePort(), await freePort(), await freePort()];
+  const args = [
+    'hub',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--publish-events',
+    `tcp://127.0.0.1:${publish}`,
+    '--subscribe-events',
+    `tcp://127.0.0.1:${subscribe}`,
+  ];
+  return runGrid(args, port, dir, false);
+}
+
+async function runGrid(
+  args: string[],
+  port: number,
+  dir: string,
+  needNode: boolean,
+): Promise<TestGrid> {
+  const child = spawn('java', ['-jar', gridJar(), ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const keep = (b: Buffer) => (output = (output + b.toString()).slice(-4000));
   child.stdout?.on('data', keep);
@@ -96,7 +133,7 @@ export async function startGrid(maxSessions = 8, port?: number): Promise<TestGri
   const kill = () => child.kill('SIGKILL');
   process.once('exit', kill);
   try {
-    await waitReady(url, child, () => output);
+    await waitReady(url, child, () => output, needNode);
   } catch (e) {
     kill();
     throw e;
@@ -160,4 +197,11 @@ export async function endGridBrowsers(gridUrl: string, session: string): Promise
   const mine = (await gridBrowsers(gridUrl)).filter((b) => b.session === session);
   for (const b of mine) await fetch(`${gridUrl}/session/${b.id}`, { method: 'DELETE' });
   return mine.length;
+}
+
+/** How many new-session requests wait in the Grid's queue for a free slot. */
+export async function gridQueueLength(gridUrl: string): Promise<number> {
+  const r = await fetch(`${gridUrl}/se/grid/newsessionqueue/queue`);
+  const body = (await r.json()) as { value: unknown[] };
+  return body.value.length;
 }

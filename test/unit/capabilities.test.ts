@@ -15,7 +15,9 @@ import {
   fromNewSession,
   GRID_SIDE_MESSAGES,
   QUEUE_TIMEOUT_MESSAGES,
+  QueueWaitExpired,
 } from '../../src/drivers/webdriver/errors.js';
+import type { GridStatus } from '../../src/drivers/webdriver/grid-status.js';
 
 const base: CapabilityInputs = {
   session: 's1',
@@ -355,6 +357,67 @@ describe('Grid errors (seed 004 rulings 12, 16, 24, 25)', () => {
     assert.match(e.message, /Trying again may succeed/);
   });
 
+  const status = (more: Partial<GridStatus> = {}): GridStatus => ({
+    reached: true,
+    ready: true,
+    message: '',
+    nodes: 1,
+    slots: 1,
+    busy: 0,
+    stereotypes: [{ browserName: 'chrome', browserVersion: '152.0.7000.1' }],
+    ...more,
+  });
+
+  test('a queue timeout on a Grid with no node says so and does not blame the capabilities', () => {
+    const empty = status({ nodes: 0, slots: 0, stereotypes: [] });
+    for (const e of [notCreated(QUEUE_TIMEOUT_MESSAGES[0]), new QueueWaitExpired(3000)]) {
+      const answer = fromNewSession(e, build({ version: '152' }), grid, empty);
+      assert.equal(answer.kind, 'backend');
+      assert.match(answer.message, /has no node at all/);
+      assert.doesNotMatch(answer.message, /check the browser, version/);
+    }
+    const unreachable = status({ reached: false, nodes: 0, slots: 0 });
+    const e = fromNewSession(new QueueWaitExpired(3000), build(), grid, unreachable);
+    assert.match(e.message, /within 3 s \(GRID_QUEUE_WAIT_MS\).*browserName=chrome/);
+  });
+
+  test('a refusal is not blamed on a version a node offers', () => {
+    const e = fromNewSession(
+      notCreated('Chrome failed to start'),
+      build({ version: '152' }),
+      grid,
+      status(),
+    );
+    assert.equal(e.kind, 'backend');
+    assert.doesNotMatch(e.message, /version "152"/);
+    const other = fromNewSession(
+      notCreated('no such version'),
+      build({ version: '99' }),
+      grid,
+      status(),
+    );
+    assert.match(other.message, /version "99"/);
+  });
+
+  test('a node with no display refusing a headed browser says so, not "trying again"', () => {
+    const e = fromNewSession(
+      notCreated('Missing X server or $DISPLAY'),
+      build({ headless: false }),
+      grid,
+      status(),
+    );
+    assert.equal(e.kind, 'backend');
+    assert.match(e.message, /no display.*headless: true/);
+    assert.doesNotMatch(e.message, /Trying again may succeed/);
+    const exited = fromNewSession(
+      notCreated('Chrome instance exited.'),
+      build({ headless: false }),
+      grid,
+      status(),
+    );
+    assert.match(exited.message, /headed browser.*no display/);
+  });
+
   test("config capabilities do not count as the caller's fault", () => {
     const e = fromNewSession(
       notCreated('Chrome failed to start'),
@@ -362,6 +425,33 @@ describe('Grid errors (seed 004 rulings 12, 16, 24, 25)', () => {
       grid,
     );
     assert.equal(e.kind, 'backend');
+  });
+});
+
+describe('the browser version cascade', () => {
+  const versionOf = (b: ReturnType<typeof build>) => b.sent.find((s) => s.key === 'browserVersion');
+
+  test('SESSION_VERSION is sent under every session, from the server layer', () => {
+    assert.deepEqual(versionOf(build({ serverVersion: '131' })), {
+      key: 'browserVersion',
+      value: '131',
+      sources: ['server'],
+    });
+  });
+
+  test('the client layer beats the server, and the open beats both', () => {
+    const client = build({ serverVersion: '131', clientVersion: '130' });
+    assert.deepEqual(versionOf(client)?.sources, ['client']);
+    assert.equal(client.version, '130');
+    const option = build({ serverVersion: '131', clientVersion: '130', version: '129' });
+    assert.deepEqual(versionOf(option)?.sources, ['option']);
+    assert.equal(option.capabilities.browserVersion, '129');
+  });
+
+  test('latest at the winning layer sends no version', () => {
+    assert.equal(versionOf(build({ serverVersion: 'latest' })), undefined);
+    assert.equal(versionOf(build({ serverVersion: '131', clientVersion: 'latest' })), undefined);
+    assert.equal(build({ serverVersion: 'latest' }).version, undefined);
   });
 });
 

@@ -4,12 +4,14 @@ import { randomUUID } from 'node:crypto';
  * lives. A pure function with no Selenium import, so every rule is unit-tested without a Grid.
  *
  * Layers, lowest first: flow (what SwiftBrowse always sends), option (the named options), config
- * (SESSION_CAPABILITIES), raw (the caller's `capabilities` object, the escape hatch).
+ * (SESSION_CAPABILITIES), raw (the caller's `capabilities` object, the escape hatch). The browser
+ * version alone has two layers under the option: server (SESSION_VERSION), then client (the
+ * HTTP caller's X-Version header or `?version=`).
  */
 import { OpError } from '../../core/errors.js';
 import type { BrowserName } from '../driver.js';
 
-export const CAPABILITY_SOURCES = ['flow', 'option', 'config', 'raw'] as const;
+export const CAPABILITY_SOURCES = ['flow', 'server', 'client', 'option', 'config', 'raw'] as const;
 export type CapabilitySource = (typeof CAPABILITY_SOURCES)[number];
 
 /** A browser as a Grid knows it. */
@@ -28,6 +30,10 @@ export interface CapabilityInputs {
   browser: BrowserName;
   /** Undefined or `latest` sends no version: any the Grid has. */
   version?: string;
+  /** The HTTP caller's version (X-Version or `?version=`), under `version`. */
+  clientVersion?: string;
+  /** SESSION_VERSION, under every other version layer. */
+  serverVersion?: string;
   headless: boolean;
   /** Always sent, true or false (seed 004 ruling 23). */
   insecure: boolean;
@@ -50,6 +56,8 @@ export interface BuiltCapabilities {
   rawKeys: string[];
   /** The version asked for, when one was sent. */
   version?: string;
+  /** A headed browser was asked for: a node without a display cannot start one. */
+  headed: boolean;
 }
 
 /** The word that means "whatever version the Grid has"; never sent. */
@@ -77,7 +85,8 @@ export const OWNED_KEYS: Record<string, string> = {
   webSocketUrl: 'console, network and dialogs need webSocketUrl (WebDriver BiDi); it cannot be set',
   'se:swiftbrowseSession': 'se:swiftbrowseSession is the session name; it cannot be set',
   browserName: 'use the browser option instead of browserName',
-  browserVersion: 'use the version option instead of browserVersion',
+  browserVersion:
+    'use the version option (or SESSION_VERSION, server-wide) instead of browserVersion',
   acceptInsecureCerts: 'use the insecure option (true or false) instead of acceptInsecureCerts',
   'se:recordVideo': 'use the record option instead of se:recordVideo',
   'se:videoName': 'use the record option instead of se:videoName',
@@ -221,8 +230,8 @@ export function buildCapabilities(inputs: CapabilityInputs): BuiltCapabilities {
   set('se:swiftbrowseSession', inputs.session, 'flow');
   // option: the named options.
   set('browserName', browser, 'option');
-  const version = inputs.version && inputs.version !== LATEST ? inputs.version : undefined;
-  if (version) set('browserVersion', version, 'option');
+  const version = chooseVersion(inputs);
+  if (version) set('browserVersion', version.value, version.source);
   set('acceptInsecureCerts', inputs.insecure, 'option');
   if (inputs.record) {
     set('se:recordVideo', true, 'option');
@@ -271,7 +280,27 @@ export function buildCapabilities(inputs: CapabilityInputs): BuiltCapabilities {
     sources: sources.get(key) ?? [],
   }));
   const rawKeys = Object.keys(raw);
-  return { capabilities: out, sent, ignored: [...new Set(ignored)], rawKeys, version };
+  return {
+    capabilities: out,
+    sent,
+    ignored: [...new Set(ignored)],
+    rawKeys,
+    version: version?.value,
+    headed: !inputs.headless,
+  };
+}
+
+/** The version sent and the layer it came from: option over client over server; `latest` is none. */
+function chooseVersion(
+  inputs: CapabilityInputs,
+): { value: string; source: CapabilitySource } | undefined {
+  const layers: [string | undefined, CapabilitySource][] = [
+    [inputs.version, 'option'],
+    [inputs.clientVersion, 'client'],
+    [inputs.serverVersion, 'server'],
+  ];
+  const [value, source] = layers.find(([v]) => v !== undefined && v !== '') ?? [];
+  return value && source && value !== LATEST ? { value, source } : undefined;
 }
 
 function sameValue(a: unknown, b: unknown): boolean {

@@ -1,5 +1,6 @@
 import { firstLine, OpError } from '../../core/errors.js';
 import { matchableCapabilities, type BuiltCapabilities } from './capabilities.js';
+import type { GridStatus } from './grid-status.js';
 
 /** The Grid's own words when its queue gave up (LocalNewSessionQueue, Selenium 4.48). */
 export const QUEUE_TIMEOUT_MESSAGES = [
@@ -16,20 +17,68 @@ export const GRID_SIDE_MESSAGES = [
   'Client has gone away',
 ] as const;
 
+/** SwiftBrowse's own queue limit (GRID_QUEUE_WAIT_MS) ran out before a node took the browser. */
+export class QueueWaitExpired extends Error {
+  constructor(readonly waitMs: number) {
+    super(`GRID_QUEUE_WAIT_MS (${waitMs} ms) ran out`);
+  }
+}
+
+/** A chromedriver or geckodriver that found no X display for a headed browser. */
+const NO_DISPLAY = /Missing X server|\$DISPLAY|cannot open display|no DISPLAY/i;
+
+/** Chromedriver's words when the browser process ended as it started (a headed one: no display). */
+const BROWSER_EXITED = /Chrome instance exited|Chrome failed to start|DevToolsActivePort/i;
+
+/** The Grid answered /status and lists no node: nothing could match, whatever was asked. */
+function hasNoNode(grid: GridStatus | undefined): boolean {
+  return grid !== undefined && grid.reached && grid.nodes === 0;
+}
+
+/** A node offers this browser at the version asked for, so the version is not why it refused. */
+function versionOffered(built: BuiltCapabilities, grid: GridStatus | undefined): boolean {
+  const name = built.capabilities.browserName;
+  return (grid?.stereotypes ?? []).some(
+    (s) =>
+      s.browserName === name &&
+      typeof s.browserVersion === 'string' &&
+      built.version !== undefined &&
+      (s.browserVersion === built.version || s.browserVersion.startsWith(`${built.version}.`)),
+  );
+}
+
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Whatever creating a Grid session threw, as an error a model can act on (seed 004 rulings 12, 16, 24, 25). */
-export function fromNewSession(error: unknown, built: BuiltCapabilities, gridUrl: string): OpError {
+/**
+ * Whatever creating a Grid session threw, as an error a model can act on (seed 004 rulings 12, 16,
+ * 24, 25); `grid` is the Grid's /status read after the failure, when it could be.
+ */
+export function fromNewSession(
+  error: unknown,
+  built: BuiltCapabilities,
+  gridUrl: string,
+  grid?: GridStatus,
+): OpError {
   if (error instanceof OpError) return error;
   const message = messageOf(error);
   const name = error instanceof Error ? error.name : '';
-  if (QUEUE_TIMEOUT_MESSAGES.some((m) => message.includes(m))) {
+  const ownWait = error instanceof QueueWaitExpired;
+  if (ownWait || QUEUE_TIMEOUT_MESSAGES.some((m) => message.includes(m))) {
+    const who = ownWait
+      ? `within ${Math.round(error.waitMs / 1000)} s (GRID_QUEUE_WAIT_MS)`
+      : 'before the Grid gave up waiting';
+    if (hasNoNode(grid))
+      return new OpError(
+        'backend',
+        `No Grid node took this browser ${who}: the Grid at ${gridUrl} has no node at all (its /status lists 0 nodes), so no capabilities could match. A node was lost, or an autoscaler has not started one yet; try again later, or ask the operator to check the Grid's nodes.`,
+        { details: { grid: 'no_node' } },
+      );
     const asked = matchableCapabilities(built.capabilities).join(', ');
     return new OpError(
       'backend',
-      `No Grid node took this browser before the Grid gave up waiting: it asked for ${asked}. The Grid may have no node with these capabilities, or none free; check the browser, version and capabilities you sent, and the Grid console at ${gridUrl}/ui.`,
+      `No Grid node took this browser ${who}: it asked for ${asked}. The Grid may have no node with these capabilities, or none free; check the browser, version and capabilities you sent, and the Grid console at ${gridUrl}/ui.`,
       { details: { grid: 'queue_timeout' } },
     );
   }
@@ -37,10 +86,17 @@ export function fromNewSession(error: unknown, built: BuiltCapabilities, gridUrl
   const gridSide = GRID_SIDE_MESSAGES.some((m) => message.includes(m));
   const refused =
     !gridSide && (name === 'SessionNotCreatedError' || /session not created/i.test(message));
-  if (refused && (built.rawKeys.length > 0 || built.version)) {
+  if (refused && (NO_DISPLAY.test(message) || (built.headed && BROWSER_EXITED.test(message))))
+    return new OpError(
+      'backend',
+      `A Grid node could not start a headed browser (${reason}): the usual cause is a node with no display. Open with headless: true, or ask the operator for a node with a display (Xvfb or VNC).`,
+      { details: { grid: 'no_display' } },
+    );
+  const suspectVersion = built.version !== undefined && !versionOffered(built, grid);
+  if (refused && (built.rawKeys.length > 0 || suspectVersion)) {
     const suspects = [
       ...built.rawKeys.map((k) => `capabilities key "${k}"`),
-      ...(built.version ? [`version "${built.version}"`] : []),
+      ...(suspectVersion ? [`version "${built.version}"`] : []),
     ];
     return new OpError(
       'invalid_argument',

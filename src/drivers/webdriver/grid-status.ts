@@ -9,6 +9,8 @@ export interface GridStereotype {
 export interface GridStatus {
   /** The Grid says it can take new sessions. */
   ready: boolean;
+  /** The Grid answered /status (false: `message` says why it could not be asked). */
+  reached: boolean;
   /** The Grid's own words, or why it could not be asked. */
   message: string;
   nodes: number;
@@ -57,6 +59,7 @@ export async function gridStatus(gridUrl: string, timeoutMs = 3000): Promise<Gri
         });
     }
     return {
+      reached: true,
       ready: body.value?.ready === true,
       message: body.value?.message ?? '',
       nodes: nodes.length,
@@ -68,6 +71,7 @@ export async function gridStatus(gridUrl: string, timeoutMs = 3000): Promise<Gri
     const why =
       e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : String(e);
     return {
+      reached: false,
       ready: false,
       message: `cannot reach the Grid at ${gridUrl}: ${why}`,
       nodes: 0,

@@ -18,7 +18,7 @@ import type {
 import { pageApiExpression } from '../page-script.js';
 import { Bidi } from './bidi.js';
 import { buildCapabilities, type BuiltCapabilities, type SentCapability } from './capabilities.js';
-import { fromNewSession, fromWebDriver } from './errors.js';
+import { fromNewSession, fromWebDriver, QueueWaitExpired } from './errors.js';
 import { gridStatus, nodeOfSession } from './grid-status.js';
 import { NavigationGuard } from './navigation-guard.js';
 import {
@@ -66,6 +66,8 @@ export interface WebDriverSettings {
   gridUrl: string;
   /** SESSION_CAPABILITIES: under every request. */
   capabilities?: Record<string, unknown>;
+  /** SESSION_VERSION: the browser version asked for when neither client nor open names one. */
+  version?: string;
   /** Longest wait for a node, in ms; 0 waits as long as the Grid queue does (seed 004 ruling 12). */
   queueWaitMs?: number;
   /** How often `onProgress` is told while the Grid queue holds the request. */
@@ -634,6 +636,8 @@ export class WebDriverDriver implements Driver {
       session: options.session,
       browser: options.browser,
       version: options.version,
+      clientVersion: options.clientVersion,
+      serverVersion: this.settings.version,
       headless: options.headless,
       insecure: options.insecure ?? false,
       record: options.webdriver?.record,
@@ -658,9 +662,11 @@ export class WebDriverDriver implements Driver {
     );
     let driver: SeleniumDriver;
     try {
-      driver = await this.newSession(built);
+      driver = await this.newSession(built, options.signal);
     } catch (e) {
-      throw fromNewSession(e, built, this.gridUrl);
+      // What the Grid holds now tells a lost node from a caller's capabilities that match none.
+      const grid = e instanceof OpError ? undefined : await gridStatus(this.gridUrl, 2000);
+      throw fromNewSession(e, built, this.gridUrl, grid);
     } finally {
       clearInterval(progress);
     }
@@ -715,27 +721,40 @@ export class WebDriverDriver implements Driver {
     }
   }
 
-  /** Creates the session; with a queue wait set, gives up first and ends a browser that arrives late. */
-  private async newSession(built: BuiltCapabilities): Promise<SeleniumDriver> {
+  /**
+   * Creates the session. It gives up when the queue wait runs out or the caller goes away, and ends
+   * at once the browser that arrives after that: nobody would drive it, and it would hold a slot.
+   */
+  private async newSession(
+    built: BuiltCapabilities,
+    signal: AbortSignal | undefined,
+  ): Promise<SeleniumDriver> {
     const creating = createSession(this.gridUrl, built.capabilities);
     const wait = this.settings.queueWaitMs ?? 0;
-    if (wait <= 0) return creating;
+    if (wait <= 0 && !signal) return creating;
     let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
     const gaveUp = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
+      const giveUp = (error: Error) => {
         void creating.then((late) => late.quit()).catch(() => undefined);
-        reject(
+        reject(error);
+      };
+      if (wait > 0) timer = setTimeout(() => giveUp(new QueueWaitExpired(wait)), wait);
+      onAbort = () =>
+        giveUp(
           new OpError(
-            'backend',
-            `No Grid node took this browser within ${Math.round(wait / 1000)} s (GRID_QUEUE_WAIT_MS). The Grid may have no node with these capabilities, or none free; try again later or check the Grid console at ${this.gridUrl}/ui.`,
+            'timeout',
+            'Not opened: the caller went away (the HTTP client disconnected or the MCP request was cancelled) while the Grid queue held the request; a browser the Grid starts for it is ended at once. Send open again if it is still wanted.',
           ),
         );
-      }, wait);
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener('abort', onAbort, { once: true });
     });
     try {
       return await Promise.race([creating, gaveUp]);
     } finally {
       clearTimeout(timer);
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
     }
   }
 

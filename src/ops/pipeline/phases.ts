@@ -164,7 +164,11 @@ function contextOf(run: OpRun, op: OpDefinition): OpContext {
       const interrupted = rt.sessions.pendingInterruption(session);
       if (interrupted) throw interrupted.error;
       const restore = op.restoresLastUrl;
-      const { opened } = await rt.sessions.ensureBrowser(session, { restore }, notes);
+      const { opened } = await rt.sessions.ensureBrowser(
+        session,
+        { restore, signal: request.signal },
+        notes,
+      );
       if (opened && !notes.includes('browser_opened')) notes.push('browser_opened');
       const active = await rt.sessions.ensureTab(session, notes);
       if (!active)

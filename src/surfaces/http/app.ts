@@ -124,6 +124,9 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
       // The whole result is HTTP's contract; ?detail=compact asks for what a model reads.
       const detail = detailOf(c.req.query('detail'), 'full');
       const caller = await session(c);
+      const clientVersion = c.req.header('x-version') ?? c.req.query('version');
+      // The caller's layer of the version cascade: sent with the next browser this session opens.
+      if (clientVersion) caller.settings.clientVersion = clientVersion;
       const result = await runOp(rt, {
         op,
         args,

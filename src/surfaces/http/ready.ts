@@ -14,7 +14,7 @@ export interface Readiness {
 
 /**
  * What `GET /ready` answers: ready when a browser can be opened (a local one found, or a Grid
- * that takes sessions) and the session store answers. Each is asked asynchronously with a short
+ * that answers) and the session store answers. Each is asked asynchronously with a short
  * limit, together, so a slow Grid or a hung Redis never holds the event loop.
  */
 export async function readiness(rt: OpRuntime): Promise<Readiness> {
@@ -26,7 +26,8 @@ export async function readiness(rt: OpRuntime): Promise<Readiness> {
   const sessions = rt.sessions.liveBrowsers();
   if (config.gridUrl && grid) {
     return {
-      ready: grid.ready && store.ok,
+      // An autoscaled Grid at idle has no node and says not ready; it queues an open and scales up.
+      ready: grid.reached && store.ok,
       // What the Grid offers, in the place a local browser's path would be.
       browser: grid.stereotypes.map((s) => s.browserName).join(', ') || null,
       grid: { url: config.gridUrl, ...grid },
