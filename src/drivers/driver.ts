@@ -282,9 +282,10 @@ export interface BrowserTab {
   /**
    * Stops script stuck in the page (an endless loop, a catastrophic regex), in every frame, so
    * the calls waiting on it fail and the page takes commands again. A page that answers is left
-   * alone: stopping is only ever done to a page that does not.
+   * alone: stopping is only ever done to a page that does not. `due` (epoch ms) is when the
+   * caller needs the answer: the questions asked fit before it.
    */
-  interrupt(): Promise<InterruptOutcome>;
+  interrupt(due?: number): Promise<InterruptOutcome>;
   /**
    * Console messages and uncaught errors since the tab opened (so from document start of every
    * load), bounded (the oldest are dropped); `clear` empties the buffer after reading it.

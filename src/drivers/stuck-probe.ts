@@ -41,6 +41,11 @@ export interface PageQuestions {
    * (Chromium: `Performance.getMetrics`); without it a page that does not answer is in script.
    */
   inScript?: () => Promise<unknown>;
+  /**
+   * When the answer is due (epoch ms). A slow link widens the probe's window, but never past the
+   * point where the render question still fits: a page asked too late is taken for stuck.
+   */
+  due?: number;
 }
 
 /**
@@ -50,7 +55,7 @@ export interface PageQuestions {
  * PROBE_WAIT_MS is running script; one that does not is rendering.
  */
 export async function pageState(questions: PageQuestions): Promise<PageState> {
-  const { probe, ping, busy, inScript } = questions;
+  const { probe, ping, busy, inScript, due = Infinity } = questions;
   if (busy && Date.now() - busy.startedAt < OWN_CALL_MS)
     await within(busy.settled, busy.startedAt + OWN_CALL_MS - Date.now(), undefined);
   const started = Date.now();
@@ -58,16 +63,20 @@ export async function pageState(questions: PageQuestions): Promise<PageState> {
     () => true,
     () => true, // a page that fails the call (replaced, closed) is not stuck in script
   );
+  // The window ends by then however slow the link, so the render question still fits before `due`.
+  const latest = Math.max(due - (inScript ? PROBE_WAIT_MS + FREED_MS : 0), started + PROBE_WAIT_MS);
+  const pingMs = Math.min(PROBE_LIMIT_MS, latest - started);
   const linkMs = await within(
     ping().then(
       () => Date.now() - started,
       () => Date.now() - started,
     ),
-    PROBE_LIMIT_MS,
-    PROBE_LIMIT_MS,
+    pingMs,
+    pingMs,
   );
   const waitMs = Math.min(Math.max(PROBE_WAIT_MS, linkMs * LINK_FACTOR), PROBE_LIMIT_MS);
-  if (await within(answered, started + waitMs - Date.now(), false)) return 'answering';
+  const probeEnds = Math.min(started + waitMs, latest);
+  if (await within(answered, probeEnds - Date.now(), false)) return 'answering';
   if (!inScript) return 'script';
   // Asked only now: on a page at rest it would cost a round trip on every late op.
   const how = await within(

@@ -43,6 +43,9 @@ const crashReported = new WeakSet<BrowserTab>();
 /** How long ending a browser may take before the session lets go of it (a hung Grid node). */
 const CLOSE_WAIT_MS = 5000;
 
+/** What an interrupt keeps of its wait for sending the stop itself, once the page is asked. */
+const STOP_MS = 300;
+
 /**
  * What freeing a session did to the op that held it (its deadline passed with the page stuck in
  * script, or a close ended its browser): that op answers with this error and note.
@@ -377,7 +380,8 @@ export class SessionManager {
     const until = Date.now() + waitMs;
     const url = tab.url();
     const ran = `${op} did not finish within its timeout of ${timeoutMs} ms: a script in the page ${url} kept running (an endless loop, a handler that never returns, or a regex that does not end)`;
-    const outcome = await within(tab.interrupt(), waitMs, 'stuck' as const);
+    // The page's questions end early enough for a stop to be sent within the wait.
+    const outcome = await within(tab.interrupt(until - STOP_MS), waitMs, 'stuck' as const);
     if (outcome === 'answering') return undefined;
     if (outcome === 'rendering') return outcome;
     if (outcome === 'stopped') {

@@ -556,4 +556,19 @@ describe('the deadline: is the page stuck in script', () => {
     });
     assert.equal(state, 'answering');
   });
+
+  test('a slow link never crowds out the render question: the answer comes by its due time', async () => {
+    const slowPing = () => after(1000);
+    const started = Date.now();
+    const state = await pageState({
+      probe: held,
+      ping: slowPing,
+      inScript: held,
+      due: started + 1500,
+    });
+    const took = Date.now() - started;
+    // Without a due time the window would be 4 x 1000 ms: taken for stuck, the tab replaced.
+    assert.equal(state, 'rendering');
+    assert.ok(took < 1600, `answered after ${took} ms`);
+  });
 });

@@ -501,7 +501,7 @@ export class PlaywrightTab implements BrowserTab {
     return this.dead;
   }
 
-  async interrupt(): Promise<InterruptOutcome> {
+  async interrupt(due?: number): Promise<InterruptOutcome> {
     // A navigation waiting for its server holds every command, yet no script runs to stop.
     if (this.dead || this.page.isClosed() || this.activity().awaitingServer) return 'answering';
     // The main frame's renderer and each out-of-process iframe's run script on threads of their
@@ -522,6 +522,7 @@ export class PlaywrightTab implements BrowserTab {
             busy: this.dialogs.raisedRecently() ? undefined : this.record.oldestCall(),
             // Chromium answers this between two steps of a running script, not during layout.
             inScript: async () => (await session()).send('Performance.getMetrics'),
+            due,
           });
           if (state !== 'script') return state;
           // Stops the script running now: the calls waiting on it fail, the page answers again.

@@ -686,7 +686,7 @@ export class WebDriverTab implements BrowserTab {
     return this.dead;
   }
 
-  async interrupt(): Promise<InterruptOutcome> {
+  async interrupt(due?: number): Promise<InterruptOutcome> {
     // A navigation waiting for its server holds every command, yet no script runs to stop.
     if (this.dead || this.isClosed() || this.activity().awaitingServer) return 'answering';
     const state = await pageState({
@@ -695,6 +695,7 @@ export class WebDriverTab implements BrowserTab {
       ping: () => this.bidi.call('browsingContext.getTree', { maxDepth: 0 }),
       busy: this.dialogs.raisedRecently() ? undefined : this.record.oldestCall(),
       // BiDi has no command that tells a running script from a layout: a held page is stuck.
+      due,
     });
     // WebDriver has no way to stop a page's script: the session replaces the tab.
     return state === 'answering' ? 'answering' : 'stuck';
