@@ -24,9 +24,11 @@ function run(name, files, env) {
       // A file that hangs fails after 20 minutes (the slowest takes under 5 under CI load), and
       // a file whose tests are done exits even if a handle stays open: either would otherwise
       // hold the whole run until CI's own limit, with no word of which file it was.
+      // One file at a time per arm (the two arms still run side by side): on 2 cores four files
+      // of browsers at once put the load at 15-17, and time-sensitive cases failed by load alone.
       [
         '--test',
-        '--test-concurrency=2',
+        '--test-concurrency=1',
         '--test-reporter=spec',
         `--test-timeout=${20 * 60_000}`,
         '--test-force-exit',
