@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /** Error kinds (DESIGN §3.2): one table holds each kind's recoverability and HTTP status. */
 export const ERROR_KINDS = {
   not_found: { recoverable: true, http: 404 },
@@ -33,6 +35,23 @@ export interface ErrorInfo {
   details?: Record<string, unknown>;
   hint?: ErrorHint;
 }
+
+/** ErrorInfo as a schema, for documents that describe it (OpenAPI); the kinds come from the table. */
+export const errorInfoSchema = z
+  .object({
+    kind: z.enum(Object.keys(ERROR_KINDS) as [ErrorKind, ...ErrorKind[]]),
+    message: z.string().describe('What failed, where, the likely cause and the next move'),
+    recoverable: z.boolean().describe('Whether waiting and trying again may succeed'),
+    details: z.record(z.string(), z.unknown()).optional(),
+    hint: z
+      .object({
+        read: z.string().describe('A skill:// section to read'),
+        prompt: z.string().optional(),
+        arguments: z.record(z.string(), z.string()).optional(),
+      })
+      .optional(),
+  })
+  .describe('Why an op or a request failed (DESIGN §3.2)');
 
 /** The one error type ops and drivers throw; everything else is converted into it. */
 export class OpError extends Error {

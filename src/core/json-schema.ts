@@ -42,7 +42,10 @@ const SHORT_FORMS = new Map<z.ZodType, Json>([
  */
 export type SchemaForm = 'full' | 'listed';
 
-/** The JSON Schema an op's arguments are published with (GET /ops, MCP tools, `ops --json`). */
+/**
+ * The JSON Schema a zod schema is published with: an op's arguments (GET /ops, MCP tools,
+ * `ops --json`, OpenAPI) and the ActionResult (OpenAPI).
+ */
 export function argsJsonSchema(schema: z.ZodType, form: SchemaForm = 'full'): Json {
   const { $schema: _dialect, ...json } = z.toJSONSchema(schema, {
     io: 'input',
@@ -70,4 +73,27 @@ export function argsJsonSchema(schema: z.ZodType, form: SchemaForm = 'full'): Js
     },
   }) as Json;
   return json;
+}
+
+/**
+ * Moves a schema's `$defs` into `defs` (a document's `$defs`, or OpenAPI's `components.schemas`
+ * with `base` `#/components/schemas/`), renamed with `prefix` so two schemas cannot collide.
+ */
+export function hoistDefs(schema: Json, prefix: string, defs: Json, base = '#/$defs/'): Json {
+  const own = (schema.$defs ?? {}) as Json;
+  const { $defs: _d, ...rest } = schema;
+  const rename = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(rename);
+    if (typeof value !== 'object' || value === null) return value;
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [
+        k,
+        k === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/')
+          ? `${base}${prefix}${v.slice('#/$defs/'.length)}`
+          : rename(v),
+      ]),
+    );
+  };
+  for (const [name, def] of Object.entries(own)) defs[`${prefix}${name}`] = rename(def);
+  return rename(rest) as Json;
 }

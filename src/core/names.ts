@@ -1,6 +1,7 @@
 import { OpError } from './errors.js';
 
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** Session, flow and library names; published as the pattern of those parameters (OpenAPI). */
+export const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** The one rule for session, flow and library names (DESIGN §8): rejected, never rewritten. */
 export function checkName(

@@ -1,29 +1,9 @@
 import { z } from 'zod';
-import { argsJsonSchema } from '../core/json-schema.js';
+import { argsJsonSchema, hoistDefs } from '../core/json-schema.js';
 import { DEFAULT_FLOW_TIMEOUT_S, flowStepSchema, MAX_FLOW_TIMEOUT_S } from './document.js';
 import type { StepOp } from './validate.js';
 
 type Json = Record<string, unknown>;
-
-/** Moves an op's `$defs` to the document's, renaming them so two ops cannot collide. */
-function hoist(schema: Json, prefix: string, defs: Json): Json {
-  const own = (schema.$defs ?? {}) as Json;
-  const { $defs: _d, ...rest } = schema;
-  const rename = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(rename);
-    if (typeof value !== 'object' || value === null) return value;
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [
-        k,
-        k === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/')
-          ? `#/$defs/${prefix}${v.slice('#/$defs/'.length)}`
-          : rename(v),
-      ]),
-    );
-  };
-  for (const [name, def] of Object.entries(own)) defs[`${prefix}${name}`] = rename(def);
-  return rename(rest) as Json;
-}
 
 /**
  * The JSON Schema of a whole flow document (GET /schemas/flow, the MCP resource): each step is
@@ -40,7 +20,7 @@ export function flowJsonSchema(ops: Iterable<StepOp & { summary?: string }>): Js
       properties: {
         id: stepKeys.id,
         op: { const: op.name },
-        args: hoist(argsJsonSchema(op.args), `${op.name}.`, defs),
+        args: hoistDefs(argsJsonSchema(op.args), `${op.name}.`, defs),
         on_error: stepKeys.on_error,
         return: stepKeys.return,
         note: stepKeys.note,

@@ -17,7 +17,10 @@ import { isOperatorPath, operatorGuard } from './operator.js';
 import { answerFor, detailOf } from '../answer.js';
 import { answer, callerName, failure } from './respond.js';
 import { mountLogRoutes } from './logs-routes.js';
+import { isApiDescriptionPath, mountOpenApi } from './openapi.js';
 import { readiness } from './ready.js';
+import { opRouteDoc, routeDoc } from './route-docs.js';
+import { HEALTH_DOC, OPS_DOC, READY_DOC } from './service-docs.js';
 import { outsidePrefix, prefixedGetPath } from './route-prefix.js';
 
 /** The host (and port) an Origin names; an opaque origin ("null") names none. */
@@ -69,6 +72,7 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
       isOperatorPath(c.req.path) ||
       c.req.path.startsWith('/demo/') ||
       c.req.path === '/health' ||
+      isApiDescriptionPath(c.req.path) ||
       isSignedFileLink(c.req.path);
     if (config.token && !open) {
       if (c.req.header('authorization') !== `Bearer ${config.token}`) {
@@ -111,12 +115,12 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
     return refused ? failure(c, 'request', refused) : next();
   });
 
-  app.get('/health', (c) => c.json({ ok: true, version }));
-  app.get('/ready', async (c) => {
+  app.get('/health', routeDoc(HEALTH_DOC), (c) => c.json({ ok: true, version }));
+  app.get('/ready', routeDoc(READY_DOC), async (c) => {
     const ready = await readiness(rt);
     return c.json(ready, ready.ready ? 200 : 503);
   });
-  app.get('/ops', (c) => c.json({ ops: opListing(rt.ops.values()) }));
+  app.get('/ops', routeDoc(OPS_DOC), (c) => c.json({ ops: opListing(rt.ops.values()) }));
   const session = (c: Context) => rt.sessions.get(callerName(c));
 
   const call = async (c: Context, op: string, args: unknown) => {
@@ -140,11 +144,15 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
     }
   };
 
-  app.get('/browser', (c) => call(c, 'status', {}));
-  app.get('/secrets', (c) => call(c, 'secrets', {}));
-  app.get('/files', (c) => call(c, 'files', {}));
+  const opDoc = (op: string, id: string, tag: 'browser' | 'files' | 'secrets') =>
+    opRouteDoc(rt.ops.get(op), id, tag);
+  app.get('/browser', opDoc('status', 'session_status', 'browser'), (c) => call(c, 'status', {}));
+  app.get('/secrets', opDoc('secrets', 'secrets_catalogue', 'secrets'), (c) =>
+    call(c, 'secrets', {}),
+  );
+  app.get('/files', opDoc('files', 'files_list', 'files'), (c) => call(c, 'files', {}));
   app.route('/files', signedFileRoutes(rt.files));
-  app.delete('/browser', (c) => call(c, 'close', {}));
+  app.delete('/browser', opDoc('close', 'session_close', 'browser'), (c) => call(c, 'close', {}));
   app.post('/browser/:op', async (c) => {
     const op = c.req.param('op');
     if (!rt.ops.has(op)) {
@@ -199,6 +207,7 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
   app.route('/admin/audit', adminAuditRoutes(rt.secrets.audit));
 
   app.route('/', flowRoutes(rt));
+  mountOpenApi(app, rt.ops, { version, publicUrl: config.publicUrl, routePrefix: prefix });
   // Before the static files, which answer /demo too: the page's relative links need /demo/.
   app.get('/demo', (c) => c.redirect(`${prefix}/demo/index.html`));
   app.get('/demo/', (c) => c.redirect(`${prefix}/demo/index.html`));
