@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { AuditedBind, BindAudit } from '../../secrets/audit.js';
 import { originOf } from '../../secrets/origins.js';
+import { routeDoc } from './route-docs.js';
 
 /** A comment line every 15 s keeps proxies from closing a quiet stream. */
 const HEARTBEAT_MS = 15_000;
@@ -37,35 +38,59 @@ export function auditEntries(audit: BindAudit): AuditEntry[] {
 /** `GET /admin/audit` and `GET /admin/audit/events` (SSE), mounted behind the operator guard. */
 export function adminAuditRoutes(audit: BindAudit): Hono {
   const app = new Hono();
-  app.get('/', (c) => c.json({ capacity: audit.capacity, entries: auditEntries(audit) }));
-  app.get('/events', (c) =>
-    streamSSE(c, async (stream) => {
-      // Writes go one after another: a bind and a heartbeat never interleave on the wire.
-      let writing = Promise.resolve();
-      const send = (text: () => Promise<unknown>) => {
-        writing = writing.then(text).then(
-          () => undefined,
-          () => stream.abort(),
-        );
-      };
-      const unsubscribe = audit.onBind((bind) =>
-        send(() => stream.writeSSE({ event: 'bind', data: JSON.stringify(auditEntry(bind)) })),
-      );
-      const heartbeat = setInterval(
-        () => send(() => stream.write(': heartbeat\n\n')),
-        HEARTBEAT_MS,
-      );
-      const closed = new Promise<void>((resolve) => stream.onAbort(resolve));
-      // A client that goes away ends the stream, and with it the subscription and the timer.
-      c.req.raw.signal.addEventListener('abort', () => stream.abort(), { once: true });
-      try {
-        send(() => stream.write(': connected\n\n'));
-        await closed;
-      } finally {
-        clearInterval(heartbeat);
-        unsubscribe();
-      }
+  app.get(
+    '/',
+    routeDoc({
+      id: 'admin_audit',
+      summary: 'Recent secret binds, refusals first, never a value',
+      tag: 'admin',
+      access: 'operator',
+      answers: { 200: { description: 'The audit entries and the ring’s capacity' } },
     }),
+    (c) => c.json({ capacity: audit.capacity, entries: auditEntries(audit) }),
+  );
+  app.get(
+    '/events',
+    routeDoc({
+      id: 'admin_audit_events',
+      summary: 'Secret binds as they happen (server-sent events named bind)',
+      tag: 'admin',
+      access: 'operator',
+      answers: {
+        200: {
+          description: 'An event stream',
+          content: { 'text/event-stream': { schema: { type: 'string' } } },
+        },
+      },
+    }),
+    (c) =>
+      streamSSE(c, async (stream) => {
+        // Writes go one after another: a bind and a heartbeat never interleave on the wire.
+        let writing = Promise.resolve();
+        const send = (text: () => Promise<unknown>) => {
+          writing = writing.then(text).then(
+            () => undefined,
+            () => stream.abort(),
+          );
+        };
+        const unsubscribe = audit.onBind((bind) =>
+          send(() => stream.writeSSE({ event: 'bind', data: JSON.stringify(auditEntry(bind)) })),
+        );
+        const heartbeat = setInterval(
+          () => send(() => stream.write(': heartbeat\n\n')),
+          HEARTBEAT_MS,
+        );
+        const closed = new Promise<void>((resolve) => stream.onAbort(resolve));
+        // A client that goes away ends the stream, and with it the subscription and the timer.
+        c.req.raw.signal.addEventListener('abort', () => stream.abort(), { once: true });
+        try {
+          send(() => stream.write(': connected\n\n'));
+          await closed;
+        } finally {
+          clearInterval(heartbeat);
+          unsubscribe();
+        }
+      }),
   );
   return app;
 }

@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { routeDoc } from './route-docs.js';
 import { SETTINGS, type Config, type SettingName, type SettingSource } from '../../config.js';
 
 /** What stands in for a value the operator may not read back. */
@@ -49,6 +50,16 @@ export function settingsView(config: Config): SettingView[] {
 /** `GET /admin/settings`, mounted behind the operator guard. */
 export function adminSettingsRoutes(config: Config): Hono {
   const app = new Hono();
-  app.get('/', (c) => c.json({ settings: settingsView(config) }));
+  app.get(
+    '/',
+    routeDoc({
+      id: 'admin_settings',
+      summary: 'Every setting with its effective value and source; secrets masked',
+      tag: 'admin',
+      access: 'operator',
+      answers: { 200: { description: 'The settings' } },
+    }),
+    (c) => c.json({ settings: settingsView(config) }),
+  );
   return app;
 }

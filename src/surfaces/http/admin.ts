@@ -12,6 +12,7 @@ import {
 import type { Session } from '../../sessions/session.js';
 import { settingsView } from '../../sessions/settings.js';
 import type { SessionRecord } from '../../sessions/store.js';
+import { nameParam, routeDoc } from './route-docs.js';
 
 /** What a session holds on disk, for the list: its flows, its files, the bytes of the kept ones. */
 async function holdings(rt: OpRuntime, name: string) {
@@ -72,90 +73,148 @@ export function adminRoutes(rt: OpRuntime): Hono {
     return { live, record };
   };
 
-  admin.get('/sessions', async (c) => {
-    const now = Date.now();
-    const records = await sessions.records();
-    const named = new Set(records.map((r) => r.name));
-    const orphans = (await sessionDirNames(sessions.config.dataDir)).filter((n) => !named.has(n));
-    const rows = [
-      ...(await Promise.all(
-        records.map(async (r) => {
-          const live = sessions.find(r.name);
-          return { ...summary(r, live, now), ...(await holdings(rt, r.name)) };
-        }),
-      )),
-      ...(await Promise.all(
-        orphans.map(async (name) => ({
-          name,
-          orphan: true,
-          state: 'closed',
-          ...(await holdings(rt, name)),
-        })),
-      )),
-    ].sort((a, b) => a.name.localeCompare(b.name));
-    return c.json({
-      store: sessions.store.kind,
-      live_browsers: sessions.liveBrowsers(),
-      max_sessions: sessions.config.maxSessions,
-      sessions: rows,
-    });
-  });
+  admin.get(
+    '/sessions',
+    routeDoc({
+      id: 'admin_sessions_list',
+      summary: 'Every session, stored or on disk, with what it holds',
+      tag: 'admin',
+      access: 'operator',
+      answers: { 200: { description: 'The sessions, the store and the browser count' } },
+    }),
+    async (c) => {
+      const now = Date.now();
+      const records = await sessions.records();
+      const named = new Set(records.map((r) => r.name));
+      const orphans = (await sessionDirNames(sessions.config.dataDir)).filter((n) => !named.has(n));
+      const rows = [
+        ...(await Promise.all(
+          records.map(async (r) => {
+            const live = sessions.find(r.name);
+            return { ...summary(r, live, now), ...(await holdings(rt, r.name)) };
+          }),
+        )),
+        ...(await Promise.all(
+          orphans.map(async (name) => ({
+            name,
+            orphan: true,
+            state: 'closed',
+            ...(await holdings(rt, name)),
+          })),
+        )),
+      ].sort((a, b) => a.name.localeCompare(b.name));
+      return c.json({
+        store: sessions.store.kind,
+        live_browsers: sessions.liveBrowsers(),
+        max_sessions: sessions.config.maxSessions,
+        sessions: rows,
+      });
+    },
+  );
 
-  admin.get('/sessions/:name', async (c) => {
-    const { live, record } = await known(c.req.param('name'));
-    const tabs = live?.browser?.tabs().map((t) => ({ id: t.id, url: t.url() }));
-    // Tab URLs and capabilities are the browser's own: scrubbed like every other text emitted.
-    const body = {
-      ...summary(record, live, Date.now()),
-      settings: settingsView(record.settings),
-      running: live?.hasBrowser() ? live.browser?.running() : undefined,
-      capabilities: live?.hasBrowser() ? live.browser?.sentCapabilities?.() : undefined,
-      browser_record: record.browserRecord,
-      ...(await holdings(rt, record.name)),
-      tabs,
-      pointer: record.pointer,
-      actions: record.counter,
-      created_at: new Date(record.createdAt).toISOString(),
-      last_active_at: new Date(record.lastActiveAt).toISOString(),
-      log: `${sessions.config.routePrefix}/logs/${encodeURIComponent(record.name)}`,
-      viewer: `${sessions.config.routePrefix}/viewer?session=${encodeURIComponent(record.name)}`,
-    };
-    return c.json(scrub(body, live?.bound));
-  });
+  admin.get(
+    '/sessions/:name',
+    routeDoc({
+      id: 'admin_session_get',
+      summary: 'One session: settings, capabilities sent with their sources, browser record, tabs',
+      tag: 'admin',
+      access: 'operator',
+      parameters: [nameParam('name', 'The session')],
+      answers: { 200: { description: 'The session' } },
+      fails: [404],
+    }),
+    async (c) => {
+      const { live, record } = await known(c.req.param('name'));
+      const tabs = live?.browser?.tabs().map((t) => ({ id: t.id, url: t.url() }));
+      // Tab URLs and capabilities are the browser's own: scrubbed like every other text emitted.
+      const body = {
+        ...summary(record, live, Date.now()),
+        settings: settingsView(record.settings),
+        running: live?.hasBrowser() ? live.browser?.running() : undefined,
+        capabilities: live?.hasBrowser() ? live.browser?.sentCapabilities?.() : undefined,
+        browser_record: record.browserRecord,
+        ...(await holdings(rt, record.name)),
+        tabs,
+        pointer: record.pointer,
+        actions: record.counter,
+        created_at: new Date(record.createdAt).toISOString(),
+        last_active_at: new Date(record.lastActiveAt).toISOString(),
+        log: `${sessions.config.routePrefix}/logs/${encodeURIComponent(record.name)}`,
+        viewer: `${sessions.config.routePrefix}/viewer?session=${encodeURIComponent(record.name)}`,
+      };
+      return c.json(scrub(body, live?.bound));
+    },
+  );
 
-  admin.delete('/sessions/:name/browser', async (c) => {
-    const { live } = await known(c.req.param('name'));
-    const ended = live ? await sessions.closeBrowser(live, 'operator') : false;
-    if (live) await sessions.persist(live);
-    return c.json({ ok: true, ended });
-  });
+  admin.delete(
+    '/sessions/:name/browser',
+    routeDoc({
+      id: 'admin_session_browser_end',
+      summary: 'End a session’s browser (the session stays)',
+      tag: 'admin',
+      access: 'operator',
+      parameters: [nameParam('name', 'The session')],
+      answers: { 200: { description: 'ended says whether a browser was open' } },
+      fails: [404],
+    }),
+    async (c) => {
+      const { live } = await known(c.req.param('name'));
+      const ended = live ? await sessions.closeBrowser(live, 'operator') : false;
+      if (live) await sessions.persist(live);
+      return c.json({ ok: true, ended });
+    },
+  );
 
-  admin.delete('/sessions/:name/data', async (c) => {
-    const name = checkSessionDirName(c.req.param('name'));
-    const live = sessions.find(name);
-    if (live?.busy || live?.hasBrowser()) {
-      throw new OpError(
-        'not_actionable',
-        `Session "${name}" still has its browser ${live.busy ? 'running an op' : 'open'}, so its files are in use. End it first (DELETE /admin/sessions/${name}/browser), then delete its data.`,
-      );
-    }
-    const remembered = !!live || !!(await sessions.store.load(name));
-    if (!remembered && !(await hasSessionData(sessions.config.dataDir, name))) {
-      throw new OpError(
-        'session_not_found',
-        `No session "${name}" (live, stored or on disk). GET /admin/sessions lists them.`,
-      );
-    }
-    const removed = await removeSessionData(sessions.config.dataDir, name);
-    return c.json({ ok: true, removed });
-  });
+  admin.delete(
+    '/sessions/:name/data',
+    routeDoc({
+      id: 'admin_session_data_delete',
+      summary: 'Delete a finished session’s data on disk (files, flows, logs)',
+      tag: 'admin',
+      access: 'operator',
+      parameters: [nameParam('name', 'The session')],
+      answers: { 200: { description: 'What was removed' } },
+      fails: [400, 404, 409],
+    }),
+    async (c) => {
+      const name = checkSessionDirName(c.req.param('name'));
+      const live = sessions.find(name);
+      if (live?.busy || live?.hasBrowser()) {
+        throw new OpError(
+          'not_actionable',
+          `Session "${name}" still has its browser ${live.busy ? 'running an op' : 'open'}, so its files are in use. End it first (DELETE /admin/sessions/${name}/browser), then delete its data.`,
+        );
+      }
+      const remembered = !!live || !!(await sessions.store.load(name));
+      if (!remembered && !(await hasSessionData(sessions.config.dataDir, name))) {
+        throw new OpError(
+          'session_not_found',
+          `No session "${name}" (live, stored or on disk). GET /admin/sessions lists them.`,
+        );
+      }
+      const removed = await removeSessionData(sessions.config.dataDir, name);
+      return c.json({ ok: true, removed });
+    },
+  );
 
-  admin.delete('/sessions/:name', async (c) => {
-    const name = c.req.param('name');
-    await known(name);
-    await sessions.forget(name);
-    return c.json({ ok: true, forgotten: name });
-  });
+  admin.delete(
+    '/sessions/:name',
+    routeDoc({
+      id: 'admin_session_forget',
+      summary: 'Forget a session’s stored record',
+      tag: 'admin',
+      access: 'operator',
+      parameters: [nameParam('name', 'The session')],
+      answers: { 200: { description: 'Forgotten' } },
+      fails: [404],
+    }),
+    async (c) => {
+      const name = c.req.param('name');
+      await known(name);
+      await sessions.forget(name);
+      return c.json({ ok: true, forgotten: name });
+    },
+  );
 
   return admin;
 }

@@ -4,6 +4,7 @@ import type { Hono } from 'hono';
 import { OpError } from '../../core/errors.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
 import { VIEWER_CSP } from './logs-routes.js';
+import { routeDoc } from './route-docs.js';
 
 const CONSOLE_DIR = join(PACKAGE_ROOT, 'dist', 'ui', 'admin');
 /** The built console: one page with its style inlined, and its script (scripts/build.mjs). */
@@ -27,11 +28,26 @@ export function mountConsole(app: Hono): void {
       );
     }
   };
-  app.get('/admin/', async (c) =>
-    c.html(await built(CONSOLE_PAGE), 200, {
-      'content-security-policy': VIEWER_CSP,
-      'cache-control': 'no-store',
+  app.get(
+    '/admin/',
+    routeDoc({
+      id: 'admin_console',
+      summary: 'The operator console page',
+      tag: 'admin',
+      access: 'operator',
+      answers: {
+        200: {
+          description: 'An HTML page',
+          content: { 'text/html': { schema: { type: 'string' } } },
+        },
+      },
+      fails: [404],
     }),
+    async (c) =>
+      c.html(await built(CONSOLE_PAGE), 200, {
+        'content-security-policy': VIEWER_CSP,
+        'cache-control': 'no-store',
+      }),
   );
   app.get('/admin/console.js', async (c) =>
     c.body(await built(CONSOLE_SCRIPT), 200, {

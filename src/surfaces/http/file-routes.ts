@@ -6,6 +6,7 @@ import { OpError } from '../../core/errors.js';
 import { contentDisposition } from '../../files/disposition.js';
 import { FileStore } from '../../files/file-store.js';
 import { checkFileName, contentTypeOf } from '../../files/names.js';
+import { nameParam, pathParam, queryParam, routeDoc } from './route-docs.js';
 
 // Shown in the browser as they are; anything else (HTML, SVG…) is a download, never a page here.
 const INLINE = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf']);
@@ -22,48 +23,74 @@ function refused(c: Context, status: 400 | 403 | 404, error: OpError) {
 /** `GET /files/<session>/<name>?exp=&sig=`: serves a kept or browser file by signed link. */
 export function signedFileRoutes(files: FileStore): Hono {
   const app = new Hono();
-  app.get('/:session/:name', async (c) => {
-    const session = c.req.param('session');
-    const name = c.req.param('name');
-    try {
-      checkName('session', session);
-      checkFileName(name);
-    } catch (e) {
-      return refused(c, 400, e as OpError);
-    }
-    const exp = Number(c.req.query('exp'));
-    const sig = c.req.query('sig') ?? '';
-    if (!files.signer.verify(FileStore.linkPath(session, name), exp, sig)) {
-      return refused(
-        c,
-        403,
-        new OpError(
-          'permission_denied',
-          'This file link is not valid: it has expired (links last FILE_LINK_TTL seconds) or was altered. The files op hands out fresh links.',
-        ),
-      );
-    }
-    const found = await files.open(session, name);
-    if (!found)
-      return refused(
-        c,
-        404,
-        new OpError(
-          'not_found',
-          `Session ${session} no longer has ${JSON.stringify(name)}: unkept files go with the browser. Keep a file (keep_file) to make its link outlive it.`,
-        ),
-      );
-    const type = contentTypeOf(name);
-    const body = Readable.toWeb(createReadStream(found.path)) as ReadableStream;
-    return c.body(body, 200, {
-      'content-type': type,
-      'content-length': String(found.size),
-      'content-disposition': contentDisposition(name, INLINE.has(type) ? 'inline' : 'attachment'),
-      'x-content-type-options': 'nosniff',
-      'content-security-policy': 'sandbox',
-      'cache-control': 'private, no-store',
-    });
-  });
+  app.get(
+    '/:session/:name',
+    routeDoc({
+      id: 'file_download',
+      summary: 'A file by its signed link (the link is the credential: no token)',
+      tag: 'files',
+      access: 'open',
+      parameters: [
+        nameParam('session', 'The session'),
+        pathParam('name', 'The file name'),
+        queryParam('exp', 'Expiry, epoch seconds', { type: 'integer' }),
+        queryParam('sig', 'The link’s signature', { type: 'string' }),
+      ],
+      answers: {
+        200: {
+          description: 'The file; images and PDFs inline, anything else as a download',
+          content: {
+            'application/octet-stream': {
+              schema: { type: 'string', contentMediaType: 'application/octet-stream' },
+            },
+          },
+        },
+      },
+      fails: [400, 404],
+    }),
+    async (c) => {
+      const session = c.req.param('session');
+      const name = c.req.param('name');
+      try {
+        checkName('session', session);
+        checkFileName(name);
+      } catch (e) {
+        return refused(c, 400, e as OpError);
+      }
+      const exp = Number(c.req.query('exp'));
+      const sig = c.req.query('sig') ?? '';
+      if (!files.signer.verify(FileStore.linkPath(session, name), exp, sig)) {
+        return refused(
+          c,
+          403,
+          new OpError(
+            'permission_denied',
+            'This file link is not valid: it has expired (links last FILE_LINK_TTL seconds) or was altered. The files op hands out fresh links.',
+          ),
+        );
+      }
+      const found = await files.open(session, name);
+      if (!found)
+        return refused(
+          c,
+          404,
+          new OpError(
+            'not_found',
+            `Session ${session} no longer has ${JSON.stringify(name)}: unkept files go with the browser. Keep a file (keep_file) to make its link outlive it.`,
+          ),
+        );
+      const type = contentTypeOf(name);
+      const body = Readable.toWeb(createReadStream(found.path)) as ReadableStream;
+      return c.body(body, 200, {
+        'content-type': type,
+        'content-length': String(found.size),
+        'content-disposition': contentDisposition(name, INLINE.has(type) ? 'inline' : 'attachment'),
+        'x-content-type-options': 'nosniff',
+        'content-security-policy': 'sandbox',
+        'cache-control': 'private, no-store',
+      });
+    },
+  );
   return app;
 }
 
@@ -81,19 +108,63 @@ export function fileAdminRoutes(files: FileStore): Hono {
       ? refused(c, e.kind === 'not_found' ? 404 : 400, e)
       : c.json({ ok: false, error: String(e) }, 500),
   );
-  app.get('/files/:session', async (c) => {
-    const list = await files.list(sessionOf(c));
-    return c.json({ files: list, total_bytes: list.reduce((n, f) => n + f.size, 0) });
-  });
-  app.delete('/files/:session/:name', async (c) =>
-    c.json(await files.deleteKept(sessionOf(c), checkFileName(c.req.param('name')))),
+  app.get(
+    '/files/:session',
+    routeDoc({
+      id: 'admin_files_list',
+      summary: 'Every file of a session, kept or not, and their total size',
+      tag: 'admin',
+      access: 'operator',
+      parameters: [nameParam('session', 'The session')],
+      answers: { 200: { description: 'The files' } },
+      fails: [400, 404],
+    }),
+    async (c) => {
+      const list = await files.list(sessionOf(c));
+      return c.json({ files: list, total_bytes: list.reduce((n, f) => n + f.size, 0) });
+    },
   );
-  app.post('/files/:session/clear-downloads', async (c) =>
-    c.json({ removed: await files.clearDownloads(sessionOf(c)) }),
+  app.delete(
+    '/files/:session/:name',
+    routeDoc({
+      id: 'admin_file_delete',
+      summary: 'Delete a kept file (a browser file answers deleted: false)',
+      tag: 'admin',
+      access: 'operator',
+      parameters: [nameParam('session', 'The session'), pathParam('name', 'The file name')],
+      answers: { 200: { description: 'deleted says whether a kept file went' } },
+      fails: [400, 404],
+    }),
+    async (c) => c.json(await files.deleteKept(sessionOf(c), checkFileName(c.req.param('name')))),
   );
-  app.post('/files/:session/:name/keep', async (c) => {
-    const { entry } = await files.keep(sessionOf(c), checkFileName(c.req.param('name')));
-    return c.json(entry);
-  });
+  app.post(
+    '/files/:session/clear-downloads',
+    routeDoc({
+      id: 'admin_files_clear_downloads',
+      summary: 'Remove a session’s unkept downloads',
+      tag: 'admin',
+      access: 'operator',
+      parameters: [nameParam('session', 'The session')],
+      answers: { 200: { description: 'The names removed' } },
+      fails: [400, 404],
+    }),
+    async (c) => c.json({ removed: await files.clearDownloads(sessionOf(c)) }),
+  );
+  app.post(
+    '/files/:session/:name/keep',
+    routeDoc({
+      id: 'admin_file_keep',
+      summary: 'Keep a download, as keep_file does',
+      tag: 'admin',
+      access: 'operator',
+      parameters: [nameParam('session', 'The session'), pathParam('name', 'The file name')],
+      answers: { 200: { description: 'The kept file’s entry' } },
+      fails: [400, 404],
+    }),
+    async (c) => {
+      const { entry } = await files.keep(sessionOf(c), checkFileName(c.req.param('name')));
+      return c.json(entry);
+    },
+  );
   return app;
 }

@@ -5,6 +5,16 @@ import { GLOBAL_LIBRARY, libraryOf } from '../../flows/library.js';
 import { flowJsonSchema } from '../../flows/schema.js';
 import { runOp, type OpRuntime } from '../../ops/run-op.js';
 import { answer, callerName, failure, namesSession } from './respond.js';
+import {
+  ERROR_STATUSES,
+  json,
+  nameParam,
+  opOperation,
+  ref,
+  routeDoc,
+  SESSION_PARAMS,
+  type RouteDoc,
+} from './route-docs.js';
 
 const YAML_TYPES = /^(application|text)\/(x-)?yaml\b/i;
 
@@ -35,6 +45,28 @@ export function flowResponse(c: Context, flow: Record<string, unknown>) {
   return c.json(flow);
 }
 
+type Json = Record<string, unknown>;
+
+/** How one library's flow routes are documented: the caller's (`flow`) or the operator's. */
+export interface FlowDocs {
+  id: 'flow' | 'admin_flow';
+  tag: RouteDoc['tag'];
+  access: RouteDoc['access'];
+  parameters: Json[];
+}
+
+const FLOW_SAVED = json({
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    library: { type: 'string' },
+    revision: { type: 'string', description: 'The new revision, also the ETag' },
+    created: { type: 'boolean' },
+    warnings: { type: 'array', items: { type: 'string' } },
+  },
+  required: ['name', 'library', 'revision', 'created'],
+});
+
 /** A flow route's failure, answered like the op it stands for. */
 export const refuse = (c: Context, op: string, e: unknown) => failure(c, op, toOpError(e));
 
@@ -49,8 +81,28 @@ export function flowDocumentRoutes(
   library: (c: Context) => string,
   writer: Writer,
   read: { exact?: boolean },
+  docs: FlowDocs,
 ): void {
-  app.get(path, async (c) => {
+  const doc = (method: string, summary: string, more: Partial<RouteDoc>) =>
+    routeDoc({
+      id: `${docs.id}_${method}`,
+      summary,
+      tag: docs.tag,
+      access: docs.access,
+      parameters: docs.parameters,
+      answers: {},
+      fails: [400, 404],
+      ...more,
+    });
+  const flowText = {
+    description:
+      'The flow, with its revision as the ETag; YAML text (comments kept) when Accept asks',
+    content: {
+      ...json({ type: 'object' }),
+      'application/yaml': { schema: { type: 'string' } },
+    },
+  };
+  app.get(path, doc('get', 'Read one flow', { answers: { 200: flowText } }), async (c) => {
     try {
       return flowResponse(
         c,
@@ -60,31 +112,57 @@ export function flowDocumentRoutes(
       return refuse(c, 'flow_get', e);
     }
   });
-  app.put(path, async (c) => {
-    try {
-      const saved = await saveFlow(rt.flows, rt.ops, library(c), await readFlowBody(c), {
-        name: c.req.param('name'),
-        ifMatch: c.req.header('if-match'),
-        writer,
-      });
-      c.header('ETag', `"${saved.revision}"`);
-      return c.json(saved, saved.created ? 201 : 200);
-    } catch (e) {
-      return refuse(c, 'flow_save', e);
-    }
-  });
-  app.delete(path, async (c) => {
-    try {
-      return c.json(
-        await deleteFlow(rt.flows, library(c), c.req.param('name') ?? '', {
+  app.put(
+    path,
+    doc('put', 'Save a flow (validated against every step’s op); If-Match guards an edit', {
+      parameters: [...docs.parameters, ref('parameters', 'IfMatch')],
+      body: {
+        description: 'The flow document, as JSON or as YAML text (comments kept)',
+        content: {
+          ...json(flowJsonSchema(rt.ops.values())),
+          'application/yaml': { schema: { type: 'string' } },
+        },
+      },
+      answers: {
+        200: { description: 'Replaced', content: FLOW_SAVED },
+        201: { description: 'Created', content: FLOW_SAVED },
+      },
+      fails: [400, 403, 412],
+    }),
+    async (c) => {
+      try {
+        const saved = await saveFlow(rt.flows, rt.ops, library(c), await readFlowBody(c), {
+          name: c.req.param('name'),
           ifMatch: c.req.header('if-match'),
           writer,
-        }),
-      );
-    } catch (e) {
-      return refuse(c, 'flow_delete', e);
-    }
-  });
+        });
+        c.header('ETag', `"${saved.revision}"`);
+        return c.json(saved, saved.created ? 201 : 200);
+      } catch (e) {
+        return refuse(c, 'flow_save', e);
+      }
+    },
+  );
+  app.delete(
+    path,
+    doc('delete', 'Delete a flow; If-Match guards it', {
+      parameters: [...docs.parameters, ref('parameters', 'IfMatch')],
+      answers: { 200: { description: 'Deleted' } },
+      fails: [400, 403, 404, 412],
+    }),
+    async (c) => {
+      try {
+        return c.json(
+          await deleteFlow(rt.flows, library(c), c.req.param('name') ?? '', {
+            ifMatch: c.req.header('if-match'),
+            writer,
+          }),
+        );
+      } catch (e) {
+        return refuse(c, 'flow_delete', e);
+      }
+    },
+  );
 }
 
 /**
@@ -100,20 +178,65 @@ export function flowRoutes(rt: OpRuntime): Hono {
     return namesSession(c) ? libraryOf(callerName(c)) : GLOBAL_LIBRARY;
   };
 
-  app.get('/schemas/flow', (c) => c.json(flowJsonSchema(ops.values())));
+  app.get(
+    '/schemas/flow',
+    routeDoc({
+      id: 'flow_schema',
+      summary: 'The JSON Schema of a flow document, each step checked by its op’s own schema',
+      tag: 'flows',
+      access: 'caller',
+      answers: { 200: { description: 'JSON Schema 2020-12' } },
+    }),
+    (c) => c.json(flowJsonSchema(ops.values())),
+  );
 
-  app.get('/flows', async (c) => {
-    try {
-      const lib = library(c);
-      return c.json({ library: lib, flows: await rt.flows.list(lib) });
-    } catch (e) {
-      return refuse(c, 'flow_list', e);
-    }
-  });
+  app.get(
+    '/flows',
+    routeDoc({
+      id: 'flows_list',
+      summary: 'The flows of the caller’s library (global when no session is named)',
+      tag: 'flows',
+      access: 'caller',
+      parameters: SESSION_PARAMS,
+      answers: {
+        200: {
+          description: 'The library and its flows',
+          content: json({
+            type: 'object',
+            properties: {
+              library: { type: 'string' },
+              flows: { type: 'array', items: { type: 'object' } },
+            },
+          }),
+        },
+      },
+    }),
+    async (c) => {
+      try {
+        const lib = library(c);
+        return c.json({ library: lib, flows: await rt.flows.list(lib) });
+      } catch (e) {
+        return refuse(c, 'flow_list', e);
+      }
+    },
+  );
 
-  flowDocumentRoutes(app, '/flows/:name', rt, library, 'session', {});
+  flowDocumentRoutes(
+    app,
+    '/flows/:name',
+    rt,
+    library,
+    'session',
+    {},
+    {
+      id: 'flow',
+      tag: 'flows',
+      access: 'caller',
+      parameters: [nameParam('name', 'The flow'), ...SESSION_PARAMS],
+    },
+  );
 
-  app.post('/flows/:name/runs', async (c) => {
+  app.post('/flows/:name/runs', runDoc(rt), async (c) => {
     try {
       const body = jsonBody(await c.req.text());
       if (typeof body !== 'object' || body === null || Array.isArray(body))
@@ -135,4 +258,47 @@ export function flowRoutes(rt: OpRuntime): Hono {
   });
 
   return app;
+}
+
+/** POST /flows/{name}/runs: the flow_run op with the name taken from the path. */
+function runDoc(rt: OpRuntime) {
+  const flowRun = rt.ops.get('flow_run');
+  if (!flowRun)
+    return routeDoc({
+      id: 'flow_run',
+      summary: 'Run a flow',
+      tag: 'flows',
+      access: 'caller',
+      answers: {},
+    });
+  const operation = opOperation(flowRun, 'flow_run', 'flows');
+  const body = (operation.requestBody as { content: Record<string, { schema: Json }> }).content[
+    'application/json'
+  ].schema;
+  const { name: _name, ...properties } = body.properties as Json;
+  return routeDoc({
+    id: 'flow_run',
+    summary: 'Run a saved flow in the caller’s browser, in one call',
+    description: String(operation.description),
+    tag: 'flows',
+    access: 'caller',
+    parameters: [nameParam('name', 'The flow'), ...SESSION_PARAMS],
+    body: {
+      required: false,
+      content: json({
+        ...body,
+        properties,
+        ...(Array.isArray(body.required)
+          ? { required: body.required.filter((k) => k !== 'name') }
+          : {}),
+      }),
+    },
+    answers: {
+      200: {
+        description: 'The run report, as the flow_run op’s ActionResult',
+        content: json(ref('schemas', 'ActionResult')),
+      },
+    },
+    fails: ERROR_STATUSES,
+  });
 }

@@ -5,6 +5,7 @@ import { OpError } from '../../core/errors.js';
 import { DEFAULT_LIMIT, framePath, listLogs, readLog } from '../../logs/log-reader.js';
 import { logsDir } from '../../logs/session-log.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
+import { nameParam, pathParam, queryParam, routeDoc, type RouteDoc } from './route-docs.js';
 
 // The viewer (and the console) run their own script and inline style, load frames from here, and
 // reach nothing else.
@@ -35,6 +36,10 @@ function flag(value: string | undefined, name: string): boolean {
   throw new OpError('invalid_argument', `?${name}= takes true or false (got "${value}").`);
 }
 
+const logDoc = (doc: Omit<RouteDoc, 'tag' | 'access'>) =>
+  routeDoc({ ...doc, tag: 'logs', access: 'operator' });
+const SESSION = nameParam('session', 'The session');
+
 /**
  * `GET /logs`, `GET /logs/:session` (`?since=` for what is new), `GET /logs/:session/frames/:name`
  * and `GET /viewer`
@@ -51,50 +56,107 @@ export function mountLogRoutes(
   app.use('/logs/*', guard);
   app.use('/viewer', guard);
 
-  app.get('/logs', async (c) => c.json({ sessions: await listLogs(dir) }));
+  app.get(
+    '/logs',
+    logDoc({
+      id: 'logs_list',
+      summary: 'The sessions that have a log',
+      answers: { 200: { description: 'The sessions' } },
+    }),
+    async (c) => c.json({ sessions: await listLogs(dir) }),
+  );
 
-  app.get('/logs/:session', async (c) => {
-    const limit = positiveInt(c.req.query('limit'), 'limit') ?? DEFAULT_LIMIT;
-    return c.json(
-      await readLog(dir, c.req.param('session'), {
-        op: c.req.query('op') || undefined,
-        errorsOnly: flag(c.req.query('errors_only'), 'errors_only'),
-        tab: c.req.query('tab') || undefined,
-        since: wholeNumber(c.req.query('since'), 'since'),
-        limit,
-      }),
-    );
-  });
-
-  app.get('/logs/:session/frames/:name', async (c) => {
-    const session = c.req.param('session');
-    const name = c.req.param('name');
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(framePath(dir, session, name));
-    } catch (e) {
-      if (e instanceof OpError) throw e;
-      throw new OpError(
-        'not_found',
-        `Session "${session}" has no frame ${name}: it was never kept or its log was removed.`,
+  app.get(
+    '/logs/:session',
+    logDoc({
+      id: 'log_read',
+      summary: 'A session’s event log: one entry per op, newest last',
+      parameters: [
+        SESSION,
+        queryParam('op', 'Only this op', { type: 'string' }),
+        queryParam('errors_only', 'Only failed ops', { type: 'boolean' }),
+        queryParam('tab', 'Only this tab', { type: 'string' }),
+        queryParam('since', 'The total of an earlier page: only what is newer', {
+          type: 'integer',
+          minimum: 0,
+        }),
+        queryParam('limit', 'At most this many entries', { type: 'integer', minimum: 1 }),
+      ],
+      answers: { 200: { description: 'The entries and their total' } },
+      fails: [400, 404],
+    }),
+    async (c) => {
+      const limit = positiveInt(c.req.query('limit'), 'limit') ?? DEFAULT_LIMIT;
+      return c.json(
+        await readLog(dir, c.req.param('session'), {
+          op: c.req.query('op') || undefined,
+          errorsOnly: flag(c.req.query('errors_only'), 'errors_only'),
+          tab: c.req.query('tab') || undefined,
+          since: wholeNumber(c.req.query('since'), 'since'),
+          limit,
+        }),
       );
-    }
-    return c.body(new Uint8Array(bytes), 200, {
-      'content-type': 'image/jpeg',
-      'cache-control': 'private, max-age=3600',
-    });
-  });
+    },
+  );
+
+  app.get(
+    '/logs/:session/frames/:name',
+    logDoc({
+      id: 'log_frame',
+      summary: 'A screen frame the log kept',
+      parameters: [SESSION, pathParam('name', 'The frame file')],
+      answers: {
+        200: {
+          description: 'A JPEG',
+          content: { 'image/jpeg': { schema: { type: 'string', contentMediaType: 'image/jpeg' } } },
+        },
+      },
+      fails: [400, 404],
+    }),
+    async (c) => {
+      const session = c.req.param('session');
+      const name = c.req.param('name');
+      let bytes: Buffer;
+      try {
+        bytes = await readFile(framePath(dir, session, name));
+      } catch (e) {
+        if (e instanceof OpError) throw e;
+        throw new OpError(
+          'not_found',
+          `Session "${session}" has no frame ${name}: it was never kept or its log was removed.`,
+        );
+      }
+      return c.body(new Uint8Array(bytes), 200, {
+        'content-type': 'image/jpeg',
+        'cache-control': 'private, max-age=3600',
+      });
+    },
+  );
 
   // The viewer's paths are relative to /viewer: under /viewer/ they would land below it.
   app.get('/viewer/', (c) => c.redirect(`../viewer${new URL(c.req.url).search}`));
 
-  app.get('/viewer', async (c) => {
-    const html = await readFile(join(VIEWER_DIR, 'index.html'), 'utf8');
-    return c.html(html, 200, {
-      'content-security-policy': VIEWER_CSP,
-      'cache-control': 'no-store',
-    });
-  });
+  app.get(
+    '/viewer',
+    logDoc({
+      id: 'viewer',
+      summary: 'The log viewer page (?token= once sets the operator cookie)',
+      parameters: [queryParam('session', 'The session to open', { type: 'string' })],
+      answers: {
+        200: {
+          description: 'An HTML page',
+          content: { 'text/html': { schema: { type: 'string' } } },
+        },
+      },
+    }),
+    async (c) => {
+      const html = await readFile(join(VIEWER_DIR, 'index.html'), 'utf8');
+      return c.html(html, 200, {
+        'content-security-policy': VIEWER_CSP,
+        'cache-control': 'no-store',
+      });
+    },
+  );
 
   app.get('/viewer/viewer.js', async (c) => {
     const script = await readFile(join(VIEWER_DIR, 'viewer.js'), 'utf8');

@@ -17,6 +17,7 @@ const SWAGGER_DIR = dirname(createRequire(import.meta.url).resolve('swagger-ui-d
 const ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
 };
 
 // Relative paths throughout, so the page works under ROUTE_PREFIX (it is served at reference/).
@@ -27,6 +28,7 @@ const PAGE = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>SwiftBrowse API reference</title>
 <link rel="stylesheet" href="swagger-ui.css">
+<link rel="icon" type="image/png" href="favicon-32x32.png">
 </head>
 <body>
 <div id="swagger-ui"></div>
