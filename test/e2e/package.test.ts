@@ -100,6 +100,11 @@ describe('the packed tarball', () => {
     assert.deepEqual(body, { ok: true, version });
     assert.equal((await fetch(`${base}/demo/login.html`)).status, 200);
     assert.equal((await fetch(`${base}/viewer`)).status, 200);
+    const openapi = (await (await fetch(`${base}/openapi.json`)).json()) as { openapi: string };
+    assert.equal(openapi.openapi, '3.1.0');
+    // The reference page's assets come from the installed swagger-ui-dist, not from a CDN.
+    for (const asset of ['', 'swagger-ui-bundle.js', 'swagger-ui.css', 'init.js'])
+      assert.equal((await fetch(`${base}/reference/${asset}`)).status, 200, `reference/${asset}`);
     child.kill('SIGTERM');
   });
 
