@@ -2,7 +2,9 @@ import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { AuditedBind, BindAudit } from '../../secrets/audit.js';
 import { originOf } from '../../secrets/origins.js';
-import { routeDoc } from './route-docs.js';
+import { routeDocs } from './route-docs.js';
+
+const operatorDoc = routeDocs('admin', 'operator');
 
 /** A comment line every 15 s keeps proxies from closing a quiet stream. */
 const HEARTBEAT_MS = 15_000;
@@ -40,22 +42,18 @@ export function adminAuditRoutes(audit: BindAudit): Hono {
   const app = new Hono();
   app.get(
     '/',
-    routeDoc({
+    operatorDoc({
       id: 'admin_audit',
       summary: 'Recent secret binds, refusals first, never a value',
-      tag: 'admin',
-      access: 'operator',
       answers: { 200: { description: 'The audit entries and the ring’s capacity' } },
     }),
     (c) => c.json({ capacity: audit.capacity, entries: auditEntries(audit) }),
   );
   app.get(
     '/events',
-    routeDoc({
+    operatorDoc({
       id: 'admin_audit_events',
       summary: 'Secret binds as they happen (server-sent events named bind)',
-      tag: 'admin',
-      access: 'operator',
       answers: {
         200: {
           description: 'An event stream',

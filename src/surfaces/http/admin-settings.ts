@@ -1,6 +1,8 @@
 import { Hono } from 'hono';
-import { routeDoc } from './route-docs.js';
+import { routeDocs } from './route-docs.js';
 import { SETTINGS, type Config, type SettingName, type SettingSource } from '../../config.js';
+
+const operatorDoc = routeDocs('admin', 'operator');
 
 /** What stands in for a value the operator may not read back. */
 export const MASK = '••••';
@@ -52,11 +54,9 @@ export function adminSettingsRoutes(config: Config): Hono {
   const app = new Hono();
   app.get(
     '/',
-    routeDoc({
+    operatorDoc({
       id: 'admin_settings',
       summary: 'Every setting with its effective value and source; secrets masked',
-      tag: 'admin',
-      access: 'operator',
       answers: { 200: { description: 'The settings' } },
     }),
     (c) => c.json({ settings: settingsView(config) }),

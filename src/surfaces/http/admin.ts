@@ -12,7 +12,10 @@ import {
 import type { Session } from '../../sessions/session.js';
 import { settingsView } from '../../sessions/settings.js';
 import type { SessionRecord } from '../../sessions/store.js';
-import { nameParam, routeDoc } from './route-docs.js';
+import { nameParam, routeDocs } from './route-docs.js';
+
+const operatorDoc = routeDocs('admin', 'operator');
+const SESSION = [nameParam('name', 'The session')];
 
 /** What a session holds on disk, for the list: its flows, its files, the bytes of the kept ones. */
 async function holdings(rt: OpRuntime, name: string) {
@@ -75,11 +78,9 @@ export function adminRoutes(rt: OpRuntime): Hono {
 
   admin.get(
     '/sessions',
-    routeDoc({
+    operatorDoc({
       id: 'admin_sessions_list',
       summary: 'Every session, stored or on disk, with what it holds',
-      tag: 'admin',
-      access: 'operator',
       answers: { 200: { description: 'The sessions, the store and the browser count' } },
     }),
     async (c) => {
@@ -114,12 +115,10 @@ export function adminRoutes(rt: OpRuntime): Hono {
 
   admin.get(
     '/sessions/:name',
-    routeDoc({
+    operatorDoc({
       id: 'admin_session_get',
       summary: 'One session: settings, capabilities sent with their sources, browser record, tabs',
-      tag: 'admin',
-      access: 'operator',
-      parameters: [nameParam('name', 'The session')],
+      parameters: SESSION,
       answers: { 200: { description: 'The session' } },
       fails: [404],
     }),
@@ -148,12 +147,10 @@ export function adminRoutes(rt: OpRuntime): Hono {
 
   admin.delete(
     '/sessions/:name/browser',
-    routeDoc({
+    operatorDoc({
       id: 'admin_session_browser_end',
       summary: 'End a session’s browser (the session stays)',
-      tag: 'admin',
-      access: 'operator',
-      parameters: [nameParam('name', 'The session')],
+      parameters: SESSION,
       answers: { 200: { description: 'ended says whether a browser was open' } },
       fails: [404],
     }),
@@ -167,12 +164,10 @@ export function adminRoutes(rt: OpRuntime): Hono {
 
   admin.delete(
     '/sessions/:name/data',
-    routeDoc({
+    operatorDoc({
       id: 'admin_session_data_delete',
       summary: 'Delete a finished session’s data on disk (files, flows, logs)',
-      tag: 'admin',
-      access: 'operator',
-      parameters: [nameParam('name', 'The session')],
+      parameters: SESSION,
       answers: { 200: { description: 'What was removed' } },
       fails: [400, 404, 409],
     }),
@@ -199,12 +194,10 @@ export function adminRoutes(rt: OpRuntime): Hono {
 
   admin.delete(
     '/sessions/:name',
-    routeDoc({
+    operatorDoc({
       id: 'admin_session_forget',
       summary: 'Forget a session’s stored record',
-      tag: 'admin',
-      access: 'operator',
-      parameters: [nameParam('name', 'The session')],
+      parameters: SESSION,
       answers: { 200: { description: 'Forgotten' } },
       fails: [404],
     }),

@@ -6,7 +6,11 @@ import { OpError } from '../../core/errors.js';
 import { contentDisposition } from '../../files/disposition.js';
 import { FileStore } from '../../files/file-store.js';
 import { checkFileName, contentTypeOf } from '../../files/names.js';
-import { nameParam, pathParam, queryParam, routeDoc } from './route-docs.js';
+import { nameParam, pathParam, queryParam, routeDoc, routeDocs } from './route-docs.js';
+
+const operatorDoc = routeDocs('admin', 'operator');
+const SESSION = nameParam('session', 'The session');
+const FILE = [SESSION, pathParam('name', 'The file name')];
 
 // Shown in the browser as they are; anything else (HTML, SVG…) is a download, never a page here.
 const INLINE = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf']);
@@ -31,8 +35,7 @@ export function signedFileRoutes(files: FileStore): Hono {
       tag: 'files',
       access: 'open',
       parameters: [
-        nameParam('session', 'The session'),
-        pathParam('name', 'The file name'),
+        ...FILE,
         queryParam('exp', 'Expiry, epoch seconds', { type: 'integer' }),
         queryParam('sig', 'The link’s signature', { type: 'string' }),
       ],
@@ -110,12 +113,10 @@ export function fileAdminRoutes(files: FileStore): Hono {
   );
   app.get(
     '/files/:session',
-    routeDoc({
+    operatorDoc({
       id: 'admin_files_list',
       summary: 'Every file of a session, kept or not, and their total size',
-      tag: 'admin',
-      access: 'operator',
-      parameters: [nameParam('session', 'The session')],
+      parameters: [SESSION],
       answers: { 200: { description: 'The files' } },
       fails: [400, 404],
     }),
@@ -126,12 +127,10 @@ export function fileAdminRoutes(files: FileStore): Hono {
   );
   app.delete(
     '/files/:session/:name',
-    routeDoc({
+    operatorDoc({
       id: 'admin_file_delete',
       summary: 'Delete a kept file (a browser file answers deleted: false)',
-      tag: 'admin',
-      access: 'operator',
-      parameters: [nameParam('session', 'The session'), pathParam('name', 'The file name')],
+      parameters: FILE,
       answers: { 200: { description: 'deleted says whether a kept file went' } },
       fails: [400, 404],
     }),
@@ -139,12 +138,10 @@ export function fileAdminRoutes(files: FileStore): Hono {
   );
   app.post(
     '/files/:session/clear-downloads',
-    routeDoc({
+    operatorDoc({
       id: 'admin_files_clear_downloads',
       summary: 'Remove a session’s unkept downloads',
-      tag: 'admin',
-      access: 'operator',
-      parameters: [nameParam('session', 'The session')],
+      parameters: [SESSION],
       answers: { 200: { description: 'The names removed' } },
       fails: [400, 404],
     }),
@@ -152,12 +149,10 @@ export function fileAdminRoutes(files: FileStore): Hono {
   );
   app.post(
     '/files/:session/:name/keep',
-    routeDoc({
+    operatorDoc({
       id: 'admin_file_keep',
       summary: 'Keep a download, as keep_file does',
-      tag: 'admin',
-      access: 'operator',
-      parameters: [nameParam('session', 'The session'), pathParam('name', 'The file name')],
+      parameters: FILE,
       answers: { 200: { description: 'The kept file’s entry' } },
       fails: [400, 404],
     }),

@@ -5,7 +5,7 @@ import { OpError } from '../../core/errors.js';
 import { DEFAULT_LIMIT, framePath, listLogs, readLog } from '../../logs/log-reader.js';
 import { logsDir } from '../../logs/session-log.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
-import { nameParam, pathParam, queryParam, routeDoc, type RouteDoc } from './route-docs.js';
+import { nameParam, pathParam, queryParam, routeDocs } from './route-docs.js';
 
 // The viewer (and the console) run their own script and inline style, load frames from here, and
 // reach nothing else.
@@ -36,8 +36,7 @@ function flag(value: string | undefined, name: string): boolean {
   throw new OpError('invalid_argument', `?${name}= takes true or false (got "${value}").`);
 }
 
-const logDoc = (doc: Omit<RouteDoc, 'tag' | 'access'>) =>
-  routeDoc({ ...doc, tag: 'logs', access: 'operator' });
+const logDoc = routeDocs('logs', 'operator');
 const SESSION = nameParam('session', 'The session');
 
 /**

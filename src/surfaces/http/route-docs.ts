@@ -135,6 +135,12 @@ export function routeDoc(doc: RouteDoc): MiddlewareHandler {
   return describeRoute(spec as unknown as DescribeRouteOptions);
 }
 
+/** routeDoc for a file of routes that share a tag and an access rule. */
+export const routeDocs =
+  (tag: Tag, access: Access) =>
+  (doc: Omit<RouteDoc, 'tag' | 'access'>): MiddlewareHandler =>
+    routeDoc({ ...doc, tag, access });
+
 /** What an op's declaration says about it, for a reader choosing one. */
 function opDescription(op: OpDefinition): string {
   const facts = [
