@@ -159,6 +159,8 @@ describe('the OpenAPI document', () => {
         Object.keys(prefixed.paths as Json).some((p) => p.startsWith('/sb')),
         false,
       );
+      for (const page of ['reference/', 'reference/swagger-ui-bundle.js'])
+        assert.equal((await x.request(`/${page}`)).status, 200, `${page} under the prefix`);
       const r = await fetch(`${x.origin}/openapi.json`);
       assert.equal(r.status, 404, 'outside the prefix there is no document');
     } finally {
