@@ -160,6 +160,14 @@ function opDescription(op: OpDefinition): string {
     .join(' ');
 }
 
+const BATCH_EXAMPLE = {
+  steps: [
+    { op: 'goto', args: { url: 'http://127.0.0.1:8765/demo/login.html' } },
+    { op: 'fill', args: { target: { label: 'Email' }, value: 'ada@example.com' } },
+    { op: 'click', args: { target: { role: 'button', name: 'Sign in' } } },
+  ],
+};
+
 /** The tag of an op's route: batch for the op that runs a list of others, browser for the rest. */
 export const opTag = (op: OpDefinition): Tag => (op.runsSteps ? 'batch' : 'browser');
 
@@ -170,9 +178,10 @@ export const opTag = (op: OpDefinition): Tag => (op.runsSteps ? 'batch' : 'brows
  */
 export function opOperation(op: OpDefinition, id: string, tag: Tag, body = true): Json {
   const args = argsJsonSchema(op.args);
-  // HTTP takes a bare JSON array as a batch's steps (app.ts).
+  const { $defs, ...own } = args;
+  // HTTP takes a bare JSON array as a batch's steps (app.ts); $defs stay at the root both read.
   const schema = op.runsSteps
-    ? { anyOf: [args, (args.properties as Record<string, Json>).steps] }
+    ? { anyOf: [own, (own.properties as Record<string, Json>).steps], ...($defs ? { $defs } : {}) }
     : args;
   return {
     operationId: id,
@@ -191,7 +200,7 @@ export function opOperation(op: OpDefinition, id: string, tag: Tag, body = true)
           requestBody: {
             required: false,
             description: `${op.name}'s arguments`,
-            content: json(schema),
+            content: json(schema, op.runsSteps ? BATCH_EXAMPLE : undefined),
           },
         }
       : {}),
