@@ -31,9 +31,15 @@ import { fromWebDriver } from './errors.js';
 import { textKeys, webdriverKey } from './keys.js';
 import { scaleToJpeg } from './scaled-capture.js';
 
-/** What the session needs from a tab's owner: file input goes through classic WebDriver. */
+/** What the session needs from a tab's owner: file input may go through classic WebDriver. */
 export interface TabHost {
-  setInputFiles(context: string, frames: FramePath, handle: number, paths: string[]): Promise<void>;
+  /** False when the files are this tab's to set (over BiDi). */
+  setInputFiles(
+    context: string,
+    frames: FramePath,
+    handle: number,
+    paths: string[],
+  ): Promise<boolean>;
   /**
    * Whether the tab's page crashed: BiDi has no event for it, classic WebDriver says "tab crashed";
    * `unanswered` when classic WebDriver did not say within a second.
@@ -645,7 +651,26 @@ export class WebDriverTab implements BrowserTab {
 
   async setInputFiles(path: FramePath, handle: number, paths: string[]): Promise<void> {
     await this.dialogs.guard();
-    await this.host.setInputFiles(this.context, path, handle, paths);
+    if (await this.host.setInputFiles(this.context, path, handle, paths)) return;
+    try {
+      const context = await this.contextAt(path);
+      const r = await this.call<EvaluateResult>('script.evaluate', {
+        expression: `${pageApiExpression}.element(${handle})`,
+        target: { context },
+        awaitPromise: false,
+        resultOwnership: 'root',
+      });
+      const element = r.result as { type: string; sharedId?: string } | undefined;
+      if (r.type !== 'success' || !element?.sharedId)
+        throw new OpError('stale_element', 'The file input was removed from the page.');
+      await this.call('input.setFiles', {
+        context,
+        element: { sharedId: element.sharedId },
+        files: paths,
+      });
+    } catch (e) {
+      throw fromWebDriver(e, 'Setting the files');
+    }
   }
 
   activity(since = 0): TabActivity {
