@@ -10,14 +10,15 @@ import { Bidi } from './bidi.js';
 import { FIREFOX_PREFS, firefoxOptionPrefs } from './capabilities.js';
 import { fromWebDriver } from './errors.js';
 import type { CollectedDownloads, CrashVerdict, SessionControl } from './session-control.js';
-import { WebDriverSession } from './webdriver-driver.js';
+import { WebDriverSession, type SentCapabilities } from './webdriver-driver.js';
 
 /** How long a Firefox may take to start its BiDi listener (a cold start on a loaded machine). */
 const START_MS = 30_000;
 /** How long a tab's page may take to answer `1` before a crash check gives up on it. */
 const CRASH_CONFIRM_MS = 1000;
-/** How long a closing Firefox may take to exit before it is killed. */
-const EXIT_MS = 5000;
+/** How long a closing Firefox may take to say so, and then to exit, before it is killed. */
+const CLOSE_MS = 1000;
+const EXIT_MS = 2000;
 
 /**
  * Firefox's own network, update and first-run furniture, off: on a closed network it stalls or
@@ -111,7 +112,8 @@ class FirefoxControl implements SessionControl {
   }
 
   async end(): Promise<void> {
-    await this.bidi?.call('browser.close', {}).catch(() => undefined);
+    if (this.bidi)
+      await within(this.bidi.call('browser.close', {}), CLOSE_MS, undefined).catch(() => undefined);
     if (!this.exited) {
       const exited = new Promise<void>((r) => this.child.once('exit', () => r()));
       if ((await within(exited, EXIT_MS, 'late' as const)) === 'late') this.child.kill('SIGKILL');
@@ -220,7 +222,11 @@ export class LocalFirefoxDriver implements Driver {
       : mkdtempSync(join(tmpdir(), 'swiftbrowse-firefox-'));
     const profile = options.profileDir ?? (tempProfile as string);
     mkdirSync(profile, { recursive: true });
-    mkdirSync(options.downloadsDir, { recursive: true });
+    try {
+      mkdirSync(options.downloadsDir, { recursive: true });
+    } catch {
+      // A folder that cannot be made fails the downloads (said then), not the browser.
+    }
     const prefs = {
       ...LOCAL_PREFS,
       ...firefoxOptionPrefs(options),
@@ -251,9 +257,11 @@ export class LocalFirefoxDriver implements Driver {
         bidi,
         created?.sessionId ?? 'local',
         { browser: 'firefox', version },
-        undefined,
+        launchReport(path, !!this.configuredPath, prefs, options),
         options.viewport,
         options.downloadsDir,
+        false,
+        false,
       );
       await session.start({
         setViewport: true,
@@ -286,6 +294,32 @@ export class LocalFirefoxDriver implements Driver {
     this.sessions.clear();
     await Promise.all(all.map((s) => s.close().catch(() => undefined)));
   }
+}
+
+/** What a local Firefox was launched with, for the operator, as a Grid's capabilities report. */
+function launchReport(
+  path: string,
+  pathFromConfig: boolean,
+  prefs: Record<string, unknown>,
+  options: OpenOptions,
+): SentCapabilities {
+  const optionPrefs = firefoxOptionPrefs(options);
+  const sent: SentCapabilities['sent'] = [
+    { key: 'executablePath', value: path, sources: [pathFromConfig ? 'config' : 'flow'] },
+    { key: 'headless', value: options.headless, sources: ['option'] },
+    {
+      key: 'prefs',
+      value: prefs,
+      sources: Object.keys(optionPrefs).length ? ['flow', 'option'] : ['flow'],
+    },
+    { key: 'viewport', value: options.viewport, sources: ['option'] },
+    { key: 'acceptInsecureCerts', value: options.insecure ?? false, sources: ['option'] },
+  ];
+  if (options.profileDir)
+    sent.push({ key: 'profile', value: options.profileDir, sources: ['option'] });
+  if (options.storageStatePath)
+    sent.push({ key: 'storageState', value: options.storageStatePath, sources: ['option'] });
+  return { asked: { browser: 'firefox', version: options.version ?? 'latest' }, sent, ignored: [] };
 }
 
 /** `firefox --version` says "Mozilla Firefox 153.8.0esr". */

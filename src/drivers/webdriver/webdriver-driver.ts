@@ -99,6 +99,8 @@ export class WebDriverSession implements BrowserSession, TabHost {
     private readonly viewportSize: { width: number; height: number },
     private readonly downloadsDir: string,
     private readonly liveView = false,
+    /** False for a local Firefox: its session id is no Grid's. */
+    private readonly onGrid = true,
   ) {
     bidi.onClose(() => (this.closed = true));
     bidi.setLiveness(() => control.alive());
@@ -230,7 +232,14 @@ export class WebDriverSession implements BrowserSession, TabHost {
   }
 
   private adopt(context: string, url: string, id = `t${++this.seq}`): WebDriverTab {
-    const tab = new WebDriverTab(id, context, this.bidi, this, this.viewportSize);
+    const tab = new WebDriverTab(
+      id,
+      context,
+      this.bidi,
+      this,
+      this.viewportSize,
+      this.info.browser === 'firefox',
+    );
     tab.onUrl(url);
     this.open.set(context, tab);
     return tab;
@@ -390,8 +399,8 @@ export class WebDriverSession implements BrowserSession, TabHost {
   }
 
   /** The Grid session id and its live view (for the operator; never shown to a model). */
-  gridSession(): { id: string; liveView: boolean } {
-    return { id: this.id, liveView: this.liveView };
+  gridSession(): { id: string; liveView: boolean } | undefined {
+    return this.onGrid ? { id: this.id, liveView: this.liveView } : undefined;
   }
 
   /** False when the browser reads this machine's disk: the tab then sets the files over BiDi. */
