@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what SwiftBrowse needs and is missing, then builds.
 #   bootstrap.sh serve  — Chromium
-#   bootstrap.sh test   — Chromium, ChromeDriver, Redis and Java (the Selenium Grid in tests)
+#   bootstrap.sh test   — Chromium, ChromeDriver, Redis, Java (the Selenium Grid in tests) and
+#                         Firefox ESR (the firefox arm)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-serve}
@@ -12,6 +13,7 @@ if [ "$mode" = test ]; then
   command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
   command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
   command -v java >/dev/null 2>&1 || need+=(default-jre-headless)
+  [ -n "${FIREFOX_PATH:-}" ] || command -v firefox-esr >/dev/null 2>&1 || command -v firefox >/dev/null 2>&1 || need+=(firefox-esr)
 fi
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then

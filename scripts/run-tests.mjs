@@ -1,6 +1,7 @@
 // Runs every compiled test file with Node's test runner (Node 20 has no --test globs).
-// The e2e files run twice: on the local Playwright backend and, in parallel, through a real
-// Selenium Grid (SWIFTBROWSE_TEST_BACKEND=grid). Each arm prints how many tests it skipped.
+// The e2e files run on three arms: the local Playwright backend, then a local Firefox over
+// WebDriver BiDi (SWIFTBROWSE_TEST_BACKEND=firefox), and in parallel a real Selenium Grid
+// (SWIFTBROWSE_TEST_BACKEND=grid). Each arm prints how many tests it skipped.
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -68,11 +69,58 @@ if (held.length && process.env.SWIFTBROWSE_TEST_GRID !== 'off')
     process.stdout.write(
       `grid arm skips ${f.split('/').pop()}: ${NOT_ON_GRID[f.split('/').pop()]}\n`,
     );
+// The firefox arm runs the files that test what a browser does (reading, input, frames, dialogs,
+// downloads, settling, time bounds, crashes); the rest test a server surface (HTTP, MCP, CLI,
+// flows, admin, restarts) over the same ops, hold the same on any browser, and run on the other
+// two arms. A local Firefox is a process per session (about 2 s to open), so the whole suite on a
+// third arm would take CI past its 45 minutes.
+const ON_FIREFOX = new Set(
+  [
+    'basics',
+    'console-network',
+    'faults',
+    'files',
+    'frames',
+    'hit-test',
+    'huge-pages',
+    'interact',
+    'log-frames-secret',
+    'one-moment',
+    'pages',
+    'pointer',
+    'profiles',
+    'reading-real-pages',
+    'reading',
+    'secrets',
+    'sessions',
+    'time-bounds',
+    'typing',
+  ].map((name) => `${name}.test.js`),
+);
+const firefoxFiles = all.filter((f) => isE2e(f) && ON_FIREFOX.has(f.split('/').pop()));
 const gridOnly = process.env.SWIFTBROWSE_TEST_BACKEND === 'grid';
-const arms = gridOnly ? [] : [run('playwright', all, {})];
+const firefoxOn =
+  !gridOnly &&
+  !process.env.SWIFTBROWSE_TEST_BACKEND &&
+  process.env.SWIFTBROWSE_TEST_FIREFOX !== 'off' &&
+  firefoxFiles.length > 0;
+if (firefoxOn)
+  process.stdout.write(
+    `firefox arm runs ${firefoxFiles.length} of ${e2e.length + held.length} e2e files (the browser-behaviour ones; the others test server surfaces)\n`,
+  );
+// The firefox arm follows the playwright arm, so no more than two arms load the machine at once.
+const arms = gridOnly
+  ? []
+  : [
+      (async () => {
+        const local = await run('playwright', all, {});
+        if (!firefoxOn) return [local];
+        return [local, await run('firefox', firefoxFiles, { SWIFTBROWSE_TEST_BACKEND: 'firefox' })];
+      })(),
+    ];
 // The grid arm: the same e2e files through one Grid started for the whole arm.
 if (gridOnly && process.env.SWIFTBROWSE_TEST_GRID_URL) {
-  arms.push(run('grid', e2e, {}));
+  arms.push(run('grid', e2e, {}).then((r) => [r]));
 } else if (e2e.length && (gridOnly || process.env.SWIFTBROWSE_TEST_GRID !== 'off')) {
   arms.push(
     (async () => {
@@ -81,17 +129,19 @@ if (gridOnly && process.env.SWIFTBROWSE_TEST_GRID_URL) {
       // file queued behind another file's idle browsers would stall the arm. Idle costs memory only.
       const grid = await startGrid(24);
       try {
-        return await run('grid', e2e, {
-          SWIFTBROWSE_TEST_BACKEND: 'grid',
-          SWIFTBROWSE_TEST_GRID_URL: grid.url,
-        });
+        return [
+          await run('grid', e2e, {
+            SWIFTBROWSE_TEST_BACKEND: 'grid',
+            SWIFTBROWSE_TEST_GRID_URL: grid.url,
+          }),
+        ];
       } finally {
         await grid.stop();
       }
     })(),
   );
 }
-const results = await Promise.all(arms);
+const results = (await Promise.all(arms)).flat();
 for (const r of results)
   process.stdout.write(
     `${r.name}: ${r.counts.pass ?? 0} passed, ${r.counts.fail ?? 0} failed, ${r.counts.skipped ?? 0} skipped (${r.counts.tests ?? 0} tests, ${r.seconds.toFixed(0)} s)\n`,

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { CONSEQUENTIAL_WORDS } from './core/approval.js';
 import { looseEnum } from './core/schema.js';
 import { closedDirsOf, isWithin, parseOriginPattern } from './core/url-policy.js';
+import { BROWSER_NAMES } from './drivers/driver.js';
 import { checkConfigCapabilities } from './drivers/webdriver/capabilities.js';
 
 const bool = z.union([z.boolean(), z.string()]).transform((v, ctx) => {
@@ -135,6 +136,16 @@ export const SETTINGS = {
     env: 'BROWSER_PATH',
     schema: z.string().min(1).optional(),
     doc: 'Chromium executable (default: found on the system)',
+  },
+  browser: {
+    env: 'BROWSER',
+    schema: looseEnum(BROWSER_NAMES).default('chromium'),
+    doc: 'Browser a session opens unless it names one: chromium (local, Playwright), firefox (local over WebDriver BiDi, or on the Grid), chrome, edge (Grid)',
+  },
+  firefoxPath: {
+    env: 'FIREFOX_PATH',
+    schema: z.string().min(1).optional(),
+    doc: 'Firefox executable for local Firefox sessions (default: firefox-esr or firefox found on the system)',
   },
   headless: { env: 'HEADLESS', schema: bool.default(true), doc: 'Run browsers without a window' },
   uploadDirs: {

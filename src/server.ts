@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import type { Driver } from './drivers/driver.js';
 import { blockedHosts } from './core/url-policy.js';
 import { LazyDriver } from './drivers/lazy-driver.js';
+import { LocalDriver } from './drivers/local-driver.js';
 import { checkDataDir } from './files/data-dir.js';
 import { FileStore } from './files/file-store.js';
 import { FlowLibrary } from './flows/library.js';
@@ -44,10 +45,16 @@ export async function createSwiftBrowse(
       ).RedisStore.connect(config.redisUrl, config.sessionRecordTtl)
     : new MemoryStore(config.sessionRecordTtl);
   const drivers: Partial<Record<Backend, Driver>> = {
-    playwright: new LazyDriver('playwright', async () => {
-      const { PlaywrightDriver } = await import('./drivers/playwright/playwright-driver.js');
-      return new PlaywrightDriver(config.browserPath, blockedHosts(config));
-    }),
+    playwright: new LocalDriver(
+      new LazyDriver('playwright', async () => {
+        const { PlaywrightDriver } = await import('./drivers/playwright/playwright-driver.js');
+        return new PlaywrightDriver(config.browserPath, blockedHosts(config));
+      }),
+      new LazyDriver('webdriver', async () => {
+        const { LocalFirefoxDriver } = await import('./drivers/webdriver/local-firefox.js');
+        return new LocalFirefoxDriver(config.firefoxPath, blockedHosts(config));
+      }),
+    ),
   };
   if (config.gridUrl) {
     const { WebDriverDriver } = await import('./drivers/webdriver/webdriver-driver.js');

@@ -348,7 +348,7 @@ export interface BrowserSession {
   /** What opened the browser: a WebDriver backend's capabilities, Playwright's launch options. */
   sentCapabilities?(): CapabilitiesReport | undefined;
   /** The Grid's session id and whether the Grid offers a live view (VNC) of it; operator-only. */
-  gridSession?(): { id: string; liveView: boolean };
+  gridSession?(): { id: string; liveView: boolean } | undefined;
   close(): Promise<void>;
   /** True after close() and also when the browser died or was taken away. */
   isClosed(): boolean;

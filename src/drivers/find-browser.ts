@@ -9,9 +9,24 @@ const CANDIDATES = [
   '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
 ];
 
+const FIREFOX_CANDIDATES = [
+  '/usr/bin/firefox-esr',
+  '/usr/bin/firefox',
+  '/snap/bin/firefox',
+  '/Applications/Firefox.app/Contents/MacOS/firefox',
+];
+
 /** The Chromium to launch: BROWSER_PATH, or the first one installed in a usual place. */
 export function findBrowser(configured?: string): string | undefined {
-  const list = configured ? [configured] : CANDIDATES;
+  return firstExecutable(configured ? [configured] : CANDIDATES);
+}
+
+/** The Firefox to launch: FIREFOX_PATH, or the first one installed in a usual place. */
+export function findFirefox(configured?: string): string | undefined {
+  return firstExecutable(configured ? [configured] : FIREFOX_CANDIDATES);
+}
+
+function firstExecutable(list: readonly string[]): string | undefined {
   return list.find((path) => {
     try {
       accessSync(path, constants.X_OK);

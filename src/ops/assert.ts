@@ -9,6 +9,7 @@ import { OpError } from '../core/errors.js';
 import { jsonObject, millis } from '../core/schema.js';
 import type { BrowserTab } from '../drivers/driver.js';
 import { defineOp, timeoutArg, type OpContext } from './define.js';
+import { dismissDialog } from './dialog-in-the-way.js';
 import { failureMessage, verify } from './verify.js';
 
 /** Condition keys at the top level, or `all: [conditions]` (DESIGN §3.5). */
@@ -57,6 +58,7 @@ function check(
     evaluate: ctx.config.evaluate,
     signal: ctx.signal,
     elements: ctx.elements,
+    clearDialog: () => dismissDialog(tab, ctx.notes),
   });
 }
 

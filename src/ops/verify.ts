@@ -13,6 +13,12 @@ export interface VerifyOptions {
   signal?: AbortSignal;
   /** The op's element context: element conditions may name refs. */
   elements: ElementContext;
+  /**
+   * Dismisses a dialog the page raised in the reads' way, as at the op's start: a page that
+   * raises one after another between two reads (Firefox answers the next at once) would else
+   * fail every read to the end of the op's time.
+   */
+  clearDialog?: () => Promise<void>;
 }
 
 interface Observation {
@@ -142,6 +148,7 @@ export async function verify(
   const heldSince = new Map<number, number>();
   for (;;) {
     const checks: Check[] = [];
+    await options.clearDialog?.();
     for (const [i, c] of conditions.entries()) {
       let obs: Observation;
       try {

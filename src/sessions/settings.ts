@@ -48,7 +48,7 @@ export type SessionSettings = z.infer<typeof sessionSettingsSchema>;
 export function defaultSettings(config: Config): SessionSettings {
   return {
     backend: config.gridUrl ? 'grid' : 'playwright',
-    browser: 'chromium',
+    browser: config.browser,
     headless: config.headless,
     viewport: { width: config.viewportWidth, height: config.viewportHeight },
     timeoutMs: config.timeoutMs,

@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { BrowserRecord } from '../../src/sessions/browser-record.js';
-import { BACKEND } from '../helpers/backend.js';
+import { BACKEND, TEST_BROWSER } from '../helpers/backend.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 
 interface Row {
@@ -61,13 +61,13 @@ describe('the browser record', () => {
 
     const record = await recordOf('asked');
     assert.deepEqual(record?.asked?.window, { width: 900, height: 700 });
-    assert.equal(record?.asked?.browser, 'chromium');
+    assert.equal(record?.asked?.browser, BACKEND === 'firefox' ? 'firefox' : 'chromium');
     assert.equal(typeof record?.asked?.timeouts.timeout_ms, 'number');
     const keys = record?.sent?.capabilities.map((c) => c.key) ?? [];
     assert.ok(keys.includes(BACKEND === 'grid' ? 'browserName' : 'headless'), keys.join(', '));
     assert.ok(record?.sent?.capabilities.every((c) => c.sources.length > 0));
     assert.equal(record?.ran?.backend, BACKEND === 'grid' ? 'grid' : 'playwright');
-    assert.equal(record?.ran?.browser, BACKEND === 'grid' ? 'chrome' : 'chromium');
+    assert.equal(record?.ran?.browser, TEST_BROWSER);
     assert.ok(record?.ran?.version);
     assert.equal(typeof record?.ran?.grid_session_id, BACKEND === 'grid' ? 'string' : 'undefined');
     assert.ok(Date.parse(record?.ran?.started_at ?? '') <= Date.parse(record?.ended?.at ?? ''));

@@ -12,6 +12,7 @@ import { after, describe, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM_ARGS, findBrowser } from '../../src/drivers/find-browser.js';
 import { startHarness } from '../helpers/harness.js';
+import { TEST_BROWSER } from '../helpers/backend.js';
 
 const TOKEN = 'operator-console-token';
 const JS_URL = 'javascript:alert(document.cookie)';
@@ -316,7 +317,11 @@ describe('the operator console', () => {
     const sessionCard = page.getByRole('region', { name: 'Session', exact: true });
     const browserCard = page.getByRole('region', { name: 'Browser', exact: true });
     assert.match(await sessionCard.innerText(), /Timeouts/);
-    assert.match(await browserCard.innerText(), /chrom/i, 'the browser that ran');
+    assert.match(
+      await browserCard.innerText(),
+      new RegExp(TEST_BROWSER === 'firefox' ? 'firefox' : 'chrom', 'i'),
+      'the browser that ran',
+    );
     const details = page.locator('details.capabilities');
     if (await details.count()) assert.equal(await details.getAttribute('open'), null);
     const viewer = page.getByRole('link', { name: 'Open in log viewer' });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startHarness, type Harness } from '../helpers/harness.js';
+import { freePort } from '../helpers/ports.js';
 
 let h: Harness;
 before(async () => {
@@ -145,15 +146,17 @@ describe('network', () => {
   });
 
   test('a request to a closed port is listed with its failure text', async () => {
+    // A port nothing listens on (not a "well-known" one such as 9, which Firefox refuses unsent).
+    const port = await freePort();
     h.server.setContent(
       '/refused.html',
-      `<script>fetch('http://127.0.0.1:9/x').catch(() => document.body.dataset.failed = '1')</script>`,
+      `<script>fetch('http://127.0.0.1:${port}/x').catch(() => document.body.dataset.failed = '1')</script>`,
     );
     await h.op('goto', { url: `${h.server.PREFIX}/refused.html` }, 'n2');
     await h.op('wait_for', { js: "return document.body.dataset.failed === '1'" }, 'n2');
-    const { requests } = await networkOf({ failures_only: true, pattern: ':9/' }, 'n2');
+    const { requests } = await networkOf({ failures_only: true, pattern: `:${port}/` }, 'n2');
     assert.equal(requests.length, 1, JSON.stringify(requests));
-    assert.equal(requests[0].url, 'http://127.0.0.1:9/x');
+    assert.equal(requests[0].url, `http://127.0.0.1:${port}/x`);
     assert.equal(requests[0].status, undefined);
     assert.match(requests[0].failure ?? '', /ERR_/);
   });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { BACKEND } from '../helpers/backend.js';
+import { BACKEND, skipOn } from '../helpers/backend.js';
 import { killWorkerRenderers } from '../helpers/browser-process.js';
 import { startHarness, type Harness, type OpResponse } from '../helpers/harness.js';
 
@@ -29,67 +29,78 @@ const WORKER_PAGE = `<!doctype html><title>Worker page</title><h1>Worker page</h
 new Worker(URL.createObjectURL(new Blob(['setInterval(() => {}, 1000)'], { type: 'text/javascript' })));</script>`;
 
 describe('a crashed tab', () => {
-  test('a killed renderer is backend once, naming the tab; the next op reopens it on its URL', async () => {
-    const s = 'crash';
-    const marker = `--swiftbrowse-fault-test=${randomUUID()}`;
-    h.server.setContent('/worker.html', WORKER_PAGE);
-    // On the Grid the browser is chromedriver's child, not ours: a marker on its command line finds it.
-    if (BACKEND === 'grid')
-      await h.op('open', { capabilities: { 'goog:chromeOptions': { args: [marker] } } }, s);
-    const url = `${h.server.PREFIX}/worker.html?visit=1`;
-    assert.equal((await h.op('goto', { url }, s)).body.ok, true);
-    let killed = 0;
-    for (let i = 0; i < 50 && killed === 0; i++) {
-      killed = killWorkerRenderers(marker);
-      if (!killed) await sleep(100);
-    }
-    assert.equal(killed, 1, 'the page renderer was found and killed');
-    const killedAt = Date.now();
-    // The browser tells of a crash within moments (the Grid's BiDi only by the page's realm going).
-    let tabs: { id: string; crashed?: boolean }[] = [];
-    while (!tabs[0]?.crashed && Date.now() - killedAt < 3000) {
-      await sleep(100);
-      tabs = (await h.op('status', {}, s)).body.data!.tabs as typeof tabs;
-    }
-    assert.equal(tabs[0].crashed, true, `status after 3 s: ${JSON.stringify(tabs)}`);
-    const first = await timed('snapshot', {}, s);
-    assert.equal(first.body.error?.kind, 'backend', JSON.stringify(first.body));
-    assert.ok(first.ms < 3000, `answered in ${first.ms} ms`);
-    assert.match(first.body.error!.message, /crashed/);
-    assert.ok(first.body.error!.message.includes(url), first.body.error!.message);
-    const next = await timed('snapshot', {}, s);
-    assert.equal(next.body.ok, true, JSON.stringify(next.body.error));
-    assert.equal(next.body.page?.url, url);
-    assert.equal(next.body.page?.tab, tabs[0].id);
-    assert.ok(
-      next.body.notes?.some((n) => n.startsWith('tab_recovered')),
-      JSON.stringify(next.body.notes),
-    );
-    const cookie = await h.op('evaluate', { script: 'document.cookie' }, s);
-    assert.match(String((cookie.body.data as { result: string }).result), /kept=yes/);
-    const after = await h.op('status', {}, s);
-    assert.equal((after.body.data!.tabs as { crashed?: boolean }[])[0].crashed, undefined);
-    await h.op('close', {}, s);
-  });
+  test(
+    'a killed renderer is backend once, naming the tab; the next op reopens it on its URL',
+    { skip: skipOn('firefox', 'chromium-renderer') },
+    async () => {
+      const s = 'crash';
+      const marker = `--swiftbrowse-fault-test=${randomUUID()}`;
+      h.server.setContent('/worker.html', WORKER_PAGE);
+      // On the Grid the browser is chromedriver's child, not ours: a marker on its command line finds it.
+      if (BACKEND === 'grid')
+        await h.op('open', { capabilities: { 'goog:chromeOptions': { args: [marker] } } }, s);
+      const url = `${h.server.PREFIX}/worker.html?visit=1`;
+      assert.equal((await h.op('goto', { url }, s)).body.ok, true);
+      let killed = 0;
+      for (let i = 0; i < 50 && killed === 0; i++) {
+        killed = killWorkerRenderers(marker);
+        if (!killed) await sleep(100);
+      }
+      assert.equal(killed, 1, 'the page renderer was found and killed');
+      const killedAt = Date.now();
+      // The browser tells of a crash within moments (the Grid's BiDi only by the page's realm going).
+      let tabs: { id: string; crashed?: boolean }[] = [];
+      while (!tabs[0]?.crashed && Date.now() - killedAt < 3000) {
+        await sleep(100);
+        tabs = (await h.op('status', {}, s)).body.data!.tabs as typeof tabs;
+      }
+      assert.equal(tabs[0].crashed, true, `status after 3 s: ${JSON.stringify(tabs)}`);
+      const first = await timed('snapshot', {}, s);
+      assert.equal(first.body.error?.kind, 'backend', JSON.stringify(first.body));
+      assert.ok(first.ms < 3000, `answered in ${first.ms} ms`);
+      assert.match(first.body.error!.message, /crashed/);
+      assert.ok(first.body.error!.message.includes(url), first.body.error!.message);
+      const next = await timed('snapshot', {}, s);
+      assert.equal(next.body.ok, true, JSON.stringify(next.body.error));
+      assert.equal(next.body.page?.url, url);
+      assert.equal(next.body.page?.tab, tabs[0].id);
+      assert.ok(
+        next.body.notes?.some((n) => n.startsWith('tab_recovered')),
+        JSON.stringify(next.body.notes),
+      );
+      const cookie = await h.op('evaluate', { script: 'document.cookie' }, s);
+      assert.match(String((cookie.body.data as { result: string }).result), /kept=yes/);
+      const after = await h.op('status', {}, s);
+      assert.equal((after.body.data!.tabs as { crashed?: boolean }[])[0].crashed, undefined);
+      await h.op('close', {}, s);
+    },
+  );
 
-  test('an op waiting on the page when its renderer dies answers backend at once', async () => {
-    const s = 'inflight';
-    const marker = `--swiftbrowse-fault-test=${randomUUID()}`;
-    h.server.setContent('/worker.html', WORKER_PAGE);
-    if (BACKEND === 'grid')
-      await h.op('open', { capabilities: { 'goog:chromeOptions': { args: [marker] } } }, s);
-    await h.op('goto', { url: `${h.server.PREFIX}/worker.html` }, s);
-    const waiting = h.op('evaluate', { script: 'new Promise((r) => setTimeout(r, 4500))' }, s);
-    await sleep(500);
-    assert.equal(killWorkerRenderers(marker), 1);
-    const killedAt = Date.now();
-    const r = await waiting;
-    assert.equal(r.body.error?.kind, 'backend', JSON.stringify(r.body));
-    assert.match(r.body.error!.message, /Tab t1 .* crashed/);
-    assert.ok(Date.now() - killedAt < 2500, `answered ${Date.now() - killedAt} ms after the kill`);
-    assert.equal((await h.op('snapshot', {}, s)).body.ok, true);
-    await h.op('close', {}, s);
-  });
+  test(
+    'an op waiting on the page when its renderer dies answers backend at once',
+    { skip: skipOn('firefox', 'chromium-renderer') },
+    async () => {
+      const s = 'inflight';
+      const marker = `--swiftbrowse-fault-test=${randomUUID()}`;
+      h.server.setContent('/worker.html', WORKER_PAGE);
+      if (BACKEND === 'grid')
+        await h.op('open', { capabilities: { 'goog:chromeOptions': { args: [marker] } } }, s);
+      await h.op('goto', { url: `${h.server.PREFIX}/worker.html` }, s);
+      const waiting = h.op('evaluate', { script: 'new Promise((r) => setTimeout(r, 4500))' }, s);
+      await sleep(500);
+      assert.equal(killWorkerRenderers(marker), 1);
+      const killedAt = Date.now();
+      const r = await waiting;
+      assert.equal(r.body.error?.kind, 'backend', JSON.stringify(r.body));
+      assert.match(r.body.error!.message, /Tab t1 .* crashed/);
+      assert.ok(
+        Date.now() - killedAt < 2500,
+        `answered ${Date.now() - killedAt} ms after the kill`,
+      );
+      assert.equal((await h.op('snapshot', {}, s)).body.ok, true);
+      await h.op('close', {}, s);
+    },
+  );
 });
 
 const STORM_PAGE = `<!doctype html><title>Storm</title><h1>Storm</h1><button>Poke</button>

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import type { ActionResult } from '../../src/core/result.js';
 import type { BrowserRecord } from '../../src/sessions/browser-record.js';
-import { BACKEND, backendEnv } from '../helpers/backend.js';
+import { BACKEND, TEST_BROWSER, backendEnv } from '../helpers/backend.js';
 import { startFixtureServer, type FixtureServer } from '../helpers/fixture-server.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 import { gridBrowsers } from '../helpers/grid.js';
@@ -197,7 +197,7 @@ describe('the admin API', () => {
       running: { browser: string };
       tabs: unknown[];
     };
-    assert.equal(detail.running.browser, BACKEND === 'grid' ? 'chrome' : 'chromium');
+    assert.equal(detail.running.browser, TEST_BROWSER);
     assert.equal(detail.tabs.length, 1);
 
     const ended = await call('/admin/sessions/watched/browser', 'operator-secret', 'DELETE');

@@ -16,7 +16,7 @@ function withDescendants(rows: { pid: number; ppid: number }[], roots: number[])
 }
 
 /**
- * Kills (SIGKILL) every Chromium this test process started, the way a crash or the OOM killer
+ * Kills (SIGKILL) every Chromium or Firefox this test process started, the way a crash or the OOM killer
  * would; returns how many browser processes were hit.
  */
 export function killBrowsers(root = process.pid): number {
@@ -26,7 +26,7 @@ export function killBrowsers(root = process.pid): number {
     .map((line) => line.trim().split(/\s+/))
     .map(([pid, ppid, comm]) => ({ pid: Number(pid), ppid: Number(ppid), comm }));
   const mine = withDescendants(rows, [root]);
-  const browsers = rows.filter((r) => mine.has(r.pid) && /chrom/i.test(r.comm));
+  const browsers = rows.filter((r) => mine.has(r.pid) && /chrom|firefox/i.test(r.comm));
   // Only the browser's main process: its children are renderers and helpers that die with it.
   const mains = browsers.filter((r) => !browsers.some((b) => b.pid === r.ppid));
   for (const r of mains) process.kill(r.pid, 'SIGKILL');

@@ -48,7 +48,12 @@ export async function startHarness(
   const dataDir = given ?? mkdtempSync(join(tmpdir(), 'swiftbrowse-test-'));
   // The grid arm drives the same suite through a real Selenium Grid (SWIFTBROWSE_TEST_BACKEND=grid).
   const grid = BACKEND === 'grid' ? { gridUrl: await testGridUrl() } : {};
-  const config = loadConfig({}, { port: 0, timeoutMs: 5000, ...grid, ...settings, dataDir });
+  // The firefox arm: every session opens the local Firefox unless a test names a browser.
+  const browser = BACKEND === 'firefox' ? { browser: 'firefox' } : {};
+  const config = loadConfig(
+    {},
+    { port: 0, timeoutMs: 5000, ...grid, ...browser, ...settings, dataDir },
+  );
   const app = await createSwiftBrowse(config, logger);
   const url = await app.listen();
   const origin = new URL(url).origin;

@@ -18,6 +18,12 @@ interface BidiResponse {
 }
 const BiDiConnection = require('selenium-webdriver/bidi') as new (url: string) => SeleniumBidi;
 
+/** What `session.new` answers. */
+export interface NewSession {
+  sessionId: string;
+  capabilities: { browserName?: string; browserVersion?: string; userAgent?: string };
+}
+
 /** An error a BiDi command answered with (`error` is the W3C error code). */
 export class BidiError extends Error {
   constructor(
@@ -52,7 +58,14 @@ export class Bidi {
     connection.on('error', () => undefined);
   }
 
-  static async connect(url: string): Promise<Bidi> {
+  /**
+   * Connects to a session's BiDi socket (a Grid's `webSocketUrl`), or, with `newSession`, to a
+   * browser's own `/session` endpoint, where the session is created over BiDi itself.
+   */
+  static async connect(
+    url: string,
+    newSession?: Record<string, unknown>,
+  ): Promise<{ bidi: Bidi; session?: NewSession }> {
     const connection = new BiDiConnection(url);
     await connection.waitForConnection();
     const bidi = new Bidi(connection);
@@ -60,8 +73,11 @@ export class Bidi {
     const socket = (connection as unknown as { socket?: { on(e: string, l: () => void): void } })
       .socket;
     socket?.on('close', () => bidi.markClosed());
+    const session = newSession
+      ? await bidi.call<NewSession>('session.new', { capabilities: { alwaysMatch: newSession } })
+      : undefined;
     await bidi.call('session.subscribe', { events: EVENTS });
-    return bidi;
+    return { bidi, session };
   }
 
   private markClosed(): void {

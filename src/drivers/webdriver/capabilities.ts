@@ -101,7 +101,7 @@ const CHROMIUM_PREFS: Record<string, unknown> = {
   'download.prompt_for_download': false,
   'profile.default_content_setting_values.automatic_downloads': 1,
 };
-const FIREFOX_PREFS: Record<string, unknown> = {
+export const FIREFOX_PREFS: Record<string, unknown> = {
   'signon.rememberSignons': false,
   'signon.autofillForms': false,
   'browser.download.useDownloadDir': true,
@@ -126,8 +126,7 @@ function optionVendor(browser: GridBrowser, inputs: CapabilityInputs): Vendor {
   const out: Vendor = { args: [], prefs: {}, rest: {} };
   if (browser === 'firefox') {
     if (inputs.headless) out.args.push('-headless');
-    if (inputs.locale) out.prefs['intl.accept_languages'] = inputs.locale;
-    if (inputs.userAgent) out.prefs['general.useragent.override'] = inputs.userAgent;
+    out.prefs = firefoxOptionPrefs(inputs);
   } else {
     if (inputs.headless) out.args.push('--headless=new');
     // `--lang` alone leaves a Linux node's navigator.language at its own; the pref sets it.
@@ -138,6 +137,17 @@ function optionVendor(browser: GridBrowser, inputs: CapabilityInputs): Vendor {
     if (inputs.userAgent) out.args.push(`--user-agent=${inputs.userAgent}`);
   }
   return out;
+}
+
+/** The Firefox preferences the `locale` and `user_agent` options set (on a Grid node or locally). */
+export function firefoxOptionPrefs(inputs: {
+  locale?: string;
+  userAgent?: string;
+}): Record<string, unknown> {
+  const prefs: Record<string, unknown> = {};
+  if (inputs.locale) prefs['intl.accept_languages'] = inputs.locale;
+  if (inputs.userAgent) prefs['general.useragent.override'] = inputs.userAgent;
+  return prefs;
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {

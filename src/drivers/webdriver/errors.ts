@@ -118,6 +118,41 @@ export function fromNewSession(
 }
 
 /** Whatever a WebDriver command threw, as an OpError; `doing` names the step for the message. */
+/**
+ * Firefox's network error names onto Chromium's, so an answer names a failure the same way on
+ * every browser (`ERR_NAME_NOT_RESOLVED`, not `NS_ERROR_UNKNOWN_HOST`).
+ */
+const FIREFOX_NET_ERRORS: Record<string, string> = {
+  NS_ERROR_UNKNOWN_HOST: 'ERR_NAME_NOT_RESOLVED',
+  NS_ERROR_CONNECTION_REFUSED: 'ERR_CONNECTION_REFUSED',
+  NS_ERROR_NET_TIMEOUT: 'ERR_TIMED_OUT',
+  NS_ERROR_NET_RESET: 'ERR_CONNECTION_RESET',
+  NS_ERROR_NET_INTERRUPT: 'ERR_CONNECTION_CLOSED',
+  NS_ERROR_NET_EMPTY_RESPONSE: 'ERR_EMPTY_RESPONSE',
+  NS_ERROR_OFFLINE: 'ERR_INTERNET_DISCONNECTED',
+  NS_ERROR_PORT_ACCESS_NOT_ALLOWED: 'ERR_UNSAFE_PORT',
+  NS_ERROR_REDIRECT_LOOP: 'ERR_TOO_MANY_REDIRECTS',
+  NS_ERROR_UNKNOWN_PROTOCOL: 'ERR_UNKNOWN_URL_SCHEME',
+  NS_ERROR_MALFORMED_URI: 'ERR_INVALID_URL',
+  NS_ERROR_FILE_NOT_FOUND: 'ERR_FILE_NOT_FOUND',
+  NS_BINDING_ABORTED: 'ERR_ABORTED',
+  NS_ERROR_ABORT: 'ERR_ABORTED',
+  NS_ERROR_FAILURE: 'ERR_FAILED',
+  NS_ERROR_PROXY_CONNECTION_REFUSED: 'ERR_PROXY_CONNECTION_FAILED',
+  SEC_ERROR_UNKNOWN_ISSUER: 'ERR_CERT_AUTHORITY_INVALID',
+  SEC_ERROR_EXPIRED_CERTIFICATE: 'ERR_CERT_DATE_INVALID',
+  SSL_ERROR_BAD_CERT_DOMAIN: 'ERR_CERT_COMMON_NAME_INVALID',
+  MOZILLA_PKIX_ERROR_SELF_SIGNED_CERT: 'ERR_CERT_AUTHORITY_INVALID',
+};
+
+/** The network error a browser's message names, in Chromium's words (`ERR_CONNECTION_REFUSED`). */
+export function netError(message: string): string | undefined {
+  const chromium = /net::(ERR_[A-Z_]+)/.exec(message);
+  if (chromium) return chromium[1];
+  const firefox = /\b((?:NS|SEC|SSL|MOZILLA_PKIX)_[A-Z_]+)\b/.exec(message);
+  return firefox ? FIREFOX_NET_ERRORS[firefox[1]] : undefined;
+}
+
 export function fromWebDriver(error: unknown, doing: string): OpError {
   if (error instanceof OpError) return error;
   const message = messageOf(error);
@@ -137,10 +172,10 @@ export function fromWebDriver(error: unknown, doing: string): OpError {
       'stale_element',
       `${doing} was interrupted: the page navigated or the frame was removed.`,
     );
-  const net = /net::(ERR_[A-Z_]+)/.exec(message);
+  const net = netError(message);
   if (net)
-    return new OpError('navigation_failed', `${doing} failed: ${net[1]}.`, {
-      details: { error: net[1] },
+    return new OpError('navigation_failed', `${doing} failed: ${net}.`, {
+      details: { error: net },
     });
   return new OpError('backend', `${doing} failed: ${firstLine(message)}`);
 }

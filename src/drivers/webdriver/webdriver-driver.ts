@@ -1,9 +1,5 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { OpError } from '../../core/errors.js';
-import { within } from '../../core/within.js';
 import type {
   BrowserInfo,
   BrowserSession,
@@ -15,31 +11,18 @@ import type {
   RunningBrowser,
   StorageState,
 } from '../driver.js';
-import { pageApiExpression } from '../page-script.js';
 import { Bidi } from './bidi.js';
 import { buildCapabilities, type BuiltCapabilities, type SentCapability } from './capabilities.js';
 import { fromNewSession, fromWebDriver, QueueWaitExpired } from './errors.js';
 import { gridStatus, nodeOfSession } from './grid-status.js';
 import { NavigationGuard } from './navigation-guard.js';
-import {
-  createSession,
-  existingSession,
-  gridCommand,
-  remoteFileDetector,
-  type SeleniumDriver,
-} from './selenium.js';
+import { GridControl } from './grid-control.js';
+import { createSession, existingSession, type SeleniumDriver } from './selenium.js';
+import type { CrashVerdict, SessionControl } from './session-control.js';
 import { WebDriverTab, type BidiRequest, type TabHost } from './webdriver-tab.js';
-
-const require = createRequire(import.meta.url);
-const zip = require('selenium-webdriver/io/zip') as {
-  unzip(src: string, dst: string): Promise<string>;
-};
 
 /** How long closing a tab stuck in script may take before the tab is left behind. */
 const STUCK_CLOSE_MS = 2000;
-
-/** How long classic WebDriver may take to say "tab crashed" (behind a script in flight it may not). */
-const CRASH_CONFIRM_MS = 1000;
 
 /** What the operator's admin view shows about a Grid browser; a model never sees `sent`. */
 export interface SentCapabilities {
@@ -88,7 +71,10 @@ interface NavigationEvent {
   navigation?: string | null;
 }
 
-/** One Grid browser: its tabs are the top-level browsing contexts, driven over WebDriver BiDi. */
+/**
+ * One browser driven over WebDriver BiDi (on a Grid, or a local Firefox): its tabs are the
+ * top-level browsing contexts; `control` does the little BiDi cannot.
+ */
 export class WebDriverSession implements BrowserSession, TabHost {
   private readonly open = new Map<string, WebDriverTab>();
   private readonly parentOf = new Map<string, string>();
@@ -105,7 +91,7 @@ export class WebDriverSession implements BrowserSession, TabHost {
   private guard?: NavigationGuard;
 
   constructor(
-    private readonly driver: SeleniumDriver,
+    private readonly control: SessionControl,
     private readonly bidi: Bidi,
     private readonly id: string,
     private readonly info: RunningBrowser,
@@ -113,17 +99,11 @@ export class WebDriverSession implements BrowserSession, TabHost {
     private readonly viewportSize: { width: number; height: number },
     private readonly downloadsDir: string,
     private readonly liveView = false,
+    /** False for a local Firefox: its session id is no Grid's. */
+    private readonly onGrid = true,
   ) {
     bidi.onClose(() => (this.closed = true));
-    bidi.setLiveness(() =>
-      driver.getWindowHandle().then(
-        () => true,
-        (e: Error) =>
-          !/NoSuchSession|invalid session id|no such session|unable to find session/i.test(
-            `${e.name} ${e.message}`,
-          ),
-      ),
-    );
+    bidi.setLiveness(() => control.alive());
     bidi.on<ContextCreated>('browsingContext.contextCreated', (e) => this.onCreated(e));
     bidi.on<{ context: string }>('browsingContext.contextDestroyed', (e) => {
       const tab = this.open.get(e.context);
@@ -252,7 +232,14 @@ export class WebDriverSession implements BrowserSession, TabHost {
   }
 
   private adopt(context: string, url: string, id = `t${++this.seq}`): WebDriverTab {
-    const tab = new WebDriverTab(id, context, this.bidi, this, this.viewportSize);
+    const tab = new WebDriverTab(
+      id,
+      context,
+      this.bidi,
+      this,
+      this.viewportSize,
+      this.info.browser === 'firefox',
+    );
     tab.onUrl(url);
     this.open.set(context, tab);
     return tab;
@@ -338,18 +325,8 @@ export class WebDriverSession implements BrowserSession, TabHost {
     return tab;
   }
 
-  async pageCrashed(context: string): Promise<'crashed' | 'alive' | 'unanswered'> {
-    const asked = (async () => {
-      try {
-        await this.driver.switchTo().window(context);
-        await this.driver.getTitle();
-        return 'alive' as const;
-      } catch (e) {
-        return /tab crashed|page crash/i.test((e as Error).message) ? 'crashed' : 'alive';
-      }
-    })();
-    // A page without a document that classic WebDriver cannot answer for either is likely gone.
-    return within(asked, CRASH_CONFIRM_MS, 'unanswered' as const);
+  pageCrashed(context: string): Promise<CrashVerdict> {
+    return this.control.pageCrashed(context);
   }
 
   onTabOpened(listener: (tab: BrowserTab) => void): void {
@@ -422,39 +399,20 @@ export class WebDriverSession implements BrowserSession, TabHost {
   }
 
   /** The Grid session id and its live view (for the operator; never shown to a model). */
-  gridSession(): { id: string; liveView: boolean } {
-    return { id: this.id, liveView: this.liveView };
+  gridSession(): { id: string; liveView: boolean } | undefined {
+    return this.onGrid ? { id: this.id, liveView: this.liveView } : undefined;
   }
 
+  /** False when the browser reads this machine's disk: the tab then sets the files over BiDi. */
   async setInputFiles(
     context: string,
     frames: FramePath,
     handle: number,
     paths: string[],
-  ): Promise<void> {
-    const d = this.driver;
-    try {
-      await d.switchTo().window(context);
-      await d.switchTo().defaultContent();
-      for (const h of frames)
-        await d
-          .switchTo()
-          .frame(await d.executeScript(`return ${pageApiExpression}.element(${h})`));
-      const input = (await d.executeScript(`return ${pageApiExpression}.element(${handle})`)) as {
-        sendKeys(keys: string): Promise<void>;
-      } | null;
-      if (!input) throw new OpError('stale_element', 'The file input was removed from the page.');
-      // The detector uploads each file to the node first: the browser may run on another machine.
-      d.setFileDetector(remoteFileDetector());
-      await input.sendKeys(paths.join('\n'));
-    } catch (e) {
-      throw fromWebDriver(e, 'Setting the files');
-    } finally {
-      await d
-        .switchTo()
-        .defaultContent()
-        .catch(() => undefined);
-    }
+  ): Promise<boolean> {
+    if (!this.control.setInputFiles) return false;
+    await this.control.setInputFiles(context, frames, handle, paths);
+    return true;
   }
 
   /** Downloads the pages started, oldest first; they land in the session's downloads folder. */
@@ -494,37 +452,13 @@ export class WebDriverSession implements BrowserSession, TabHost {
       });
   }
 
-  /** Copies files the node downloaded (the Grid's managed downloads) into the session's files. */
+  /** Brings the files the browser finished downloading into the session's files. */
   async syncDownloads(): Promise<string[]> {
-    const got: string[] = [];
-    try {
-      const listing = (await this.driver.execute(gridCommand('GET_DOWNLOADABLE_FILES'))) as {
-        names?: string[];
-      };
-      for (const name of listing.names ?? []) {
-        if (this.fetched.has(name)) continue;
-        const file = (await this.driver.execute(gridCommand('DOWNLOAD_FILE', { name }))) as {
-          contents: string;
-        };
-        const tmp = mkdtempSync(join(tmpdir(), 'swiftbrowse-dl-'));
-        try {
-          const archive = join(tmp, 'file.zip');
-          writeFileSync(archive, Buffer.from(file.contents, 'base64'));
-          mkdirSync(this.downloadsDir, { recursive: true });
-          await zip.unzip(archive, this.downloadsDir);
-        } catch (e) {
-          // Not the node's doing, so not waited out: the download is failed with this disk's error.
-          this.unwritten.set(name, (e as Error).message);
-          continue;
-        } finally {
-          rmSync(tmp, { recursive: true, force: true });
-        }
-        this.unwritten.delete(name);
-        this.fetched.add(name);
-        got.push(name);
-      }
-    } catch {
-      // A download still being written is fetched on the next end event or sync.
+    const { got, unwritten } = await this.control.collectDownloads(this.downloadsDir, this.fetched);
+    for (const [name, why] of unwritten) this.unwritten.set(name, why);
+    for (const name of got) {
+      this.unwritten.delete(name);
+      this.fetched.add(name);
     }
     return got;
   }
@@ -534,7 +468,7 @@ export class WebDriverSession implements BrowserSession, TabHost {
     this.closed = true;
     await this.syncDownloads();
     await this.bidi.close();
-    await this.driver.quit().catch(() => undefined);
+    await this.control.end();
   }
 
   isClosed(): boolean {
@@ -694,9 +628,9 @@ export class WebDriverDriver implements Driver {
         sent.video = { name: videoName, accepted: caps.get('se:recordVideo') === true };
       // Selenium's docker nodes say so when they serve the session over VNC.
       const liveView = caps.get('se:vncEnabled') === true || typeof caps.get('se:vnc') === 'string';
-      const bidi = await Bidi.connect(ws.replace('://localhost', '://127.0.0.1'));
+      const { bidi } = await Bidi.connect(ws.replace('://localhost', '://127.0.0.1'));
       const session = new WebDriverSession(
-        driver,
+        new GridControl(driver),
         bidi,
         id,
         running,
@@ -786,14 +720,14 @@ export class WebDriverDriver implements Driver {
         // A closed current window still means a live session; only a gone session is gone.
         if (!/no such window/i.test(e.message)) throw e;
       });
-      bidi = await Bidi.connect(
+      ({ bidi } = await Bidi.connect(
         `${this.gridUrl.replace(/^http/, 'ws')}/session/${parsed.id}/se/bidi`,
-      );
+      ));
     } catch {
       return undefined; // reaped by the Grid, or ended
     }
     const session = new WebDriverSession(
-      driver,
+      new GridControl(driver),
       bidi,
       parsed.id,
       parsed.running,

@@ -27,13 +27,19 @@ import { pageState } from '../stuck-probe.js';
 import { pageApiExpression } from '../page-script.js';
 import { OneAtATime } from '../one-at-a-time.js';
 import { BidiError, fromRemote, type Bidi, type RemoteValue } from './bidi.js';
-import { fromWebDriver } from './errors.js';
+import { fromWebDriver, netError } from './errors.js';
 import { textKeys, webdriverKey } from './keys.js';
 import { scaleToJpeg } from './scaled-capture.js';
 
-/** What the session needs from a tab's owner: file input goes through classic WebDriver. */
+/** What the session needs from a tab's owner: file input may go through classic WebDriver. */
 export interface TabHost {
-  setInputFiles(context: string, frames: FramePath, handle: number, paths: string[]): Promise<void>;
+  /** False when the files are this tab's to set (over BiDi). */
+  setInputFiles(
+    context: string,
+    frames: FramePath,
+    handle: number,
+    paths: string[],
+  ): Promise<boolean>;
   /**
    * Whether the tab's page crashed: BiDi has no event for it, classic WebDriver says "tab crashed";
    * `unanswered` when classic WebDriver did not say within a second.
@@ -83,6 +89,8 @@ interface EvaluateResult {
 }
 
 const TEXT_LIMIT = 10_000;
+/** Frames in frames input is routed through, at most (a page nesting deeper is its own problem). */
+const FRAME_DEPTH = 8;
 const BUTTONS: Record<MouseButton, number> = { left: 0, middle: 1, right: 2 };
 
 /** One top-level browsing context (a tab) of a WebDriver BiDi session. */
@@ -93,6 +101,8 @@ export class WebDriverTab implements BrowserTab {
   private closed = false;
   private size: { width: number; height: number };
   private pointer = { x: 0, y: 0 };
+  /** The context and point the last pointer move went to (inputByFrame: maybe a frame's). */
+  private pointerFrame?: { context: string; x: number; y: number };
   private readonly record = new TabRecord<string>();
   private readonly entries = new Map<string, NetworkEntry>();
   private readonly dialogs = new DialogGate();
@@ -112,6 +122,12 @@ export class WebDriverTab implements BrowserTab {
     private readonly bidi: Bidi,
     private readonly host: TabHost,
     viewport: { width: number; height: number },
+    /**
+     * Firefox dispatches input into the document of the context it is sent to, never on into a
+     * frame another process holds (a cross-origin frame): there input goes to the frame under the
+     * pointer, or the one holding the focus, in that frame's coordinates.
+     */
+    private readonly inputByFrame = false,
   ) {
     this.size = { ...viewport };
     this.death.catch(() => undefined);
@@ -174,7 +190,10 @@ export class WebDriverTab implements BrowserTab {
     this.record.requestEnded(id);
     const entry = this.entries.get(id);
     this.entries.delete(id);
-    const failure = e.errorText ?? 'failed';
+    const text = e.errorText ?? 'failed';
+    const net = netError(text);
+    // Chromium's own text is `net::ERR_…`; another browser's is said in those words too.
+    const failure = net && !text.startsWith('net::') ? `net::${net}` : text;
     if (entry) {
       entry.failure = failure;
       entry.duration_ms = Math.max(0, Date.now() - entry.at);
@@ -386,8 +405,8 @@ export class WebDriverTab implements BrowserTab {
       );
     } catch (e) {
       if (e instanceof OpError) throw e;
-      const net = /net::(ERR_[A-Z_]+)/.exec(e instanceof Error ? e.message : String(e));
-      if (net) return { error: net[1] };
+      const net = netError(e instanceof Error ? e.message : String(e));
+      if (net) return { error: net };
       throw fromWebDriver(e, doing);
     }
     const outcome = this.record.lastNavigation;
@@ -462,11 +481,9 @@ export class WebDriverTab implements BrowserTab {
     });
   }
 
-  private async actions(doing: string, sources: unknown[]): Promise<void> {
+  private async actions(doing: string, sources: unknown[], context = this.context): Promise<void> {
     try {
-      await this.dialogs.input(
-        this.call('input.performActions', { context: this.context, actions: sources }),
-      );
+      await this.dialogs.input(this.call('input.performActions', { context, actions: sources }));
     } catch (e) {
       throw fromWebDriver(e, doing);
     }
@@ -476,61 +493,130 @@ export class WebDriverTab implements BrowserTab {
     return { type: 'pointer', id: 'mouse', parameters: { pointerType: 'mouse' }, actions };
   }
 
-  mouseMove(x: number, y: number): Promise<void> {
+  async mouseMove(x: number, y: number): Promise<void> {
     // WebDriver refuses a move outside the viewport where CDP allows it: the nearest point inside.
     const to = {
       x: Math.min(Math.max(Math.round(x), 0), Math.max(this.size.width - 1, 0)),
       y: Math.min(Math.max(Math.round(y), 0), Math.max(this.size.height - 1, 0)),
     };
     this.pointer = to;
+    const at = await this.frameAt(to.x, to.y);
+    this.pointerFrame = at;
     // A jump is one move with no duration: one pointermove on Chromium and on Firefox (seed 000 §F2.11).
-    return this.actions('Moving the pointer', [
-      this.pointerActions([{ type: 'pointerMove', ...to, duration: 0 }]),
-    ]);
+    return this.actions(
+      'Moving the pointer',
+      [this.pointerActions([{ type: 'pointerMove', x: at.x, y: at.y, duration: 0 }])],
+      at.context,
+    );
   }
 
   mouseDown(button: MouseButton): Promise<void> {
-    return this.actions('Pressing the mouse button', [
-      this.pointerActions([{ type: 'pointerDown', button: BUTTONS[button] }]),
-    ]);
+    return this.actions(
+      'Pressing the mouse button',
+      [this.pointerActions([{ type: 'pointerDown', button: BUTTONS[button] }])],
+      this.pointerFrame?.context,
+    );
   }
 
   mouseUp(button: MouseButton): Promise<void> {
-    return this.actions('Releasing the mouse button', [
-      this.pointerActions([{ type: 'pointerUp', button: BUTTONS[button] }]),
-    ]);
+    return this.actions(
+      'Releasing the mouse button',
+      [this.pointerActions([{ type: 'pointerUp', button: BUTTONS[button] }])],
+      this.pointerFrame?.context,
+    );
   }
 
   wheel(dx: number, dy: number): Promise<void> {
-    return this.actions('Scrolling', [
-      {
-        type: 'wheel',
-        id: 'wheel',
-        actions: [
-          {
-            type: 'scroll',
-            ...this.pointer,
-            deltaX: Math.round(dx),
-            deltaY: Math.round(dy),
-            duration: 0,
-          },
-        ],
-      },
-    ]);
+    const at = this.pointerFrame ?? { context: this.context, ...this.pointer };
+    return this.actions(
+      'Scrolling',
+      [
+        {
+          type: 'wheel',
+          id: 'wheel',
+          actions: [
+            {
+              type: 'scroll',
+              x: at.x,
+              y: at.y,
+              deltaX: Math.round(dx),
+              deltaY: Math.round(dy),
+              duration: 0,
+            },
+          ],
+        },
+      ],
+      at.context,
+    );
+  }
+
+  /** Where input at viewport point (x, y) goes: this tab, or (inputByFrame) the frame under it. */
+  private async frameAt(x: number, y: number): Promise<{ context: string; x: number; y: number }> {
+    let at = { context: this.context, x, y };
+    if (!this.inputByFrame) return at;
+    for (let depth = 0; depth < FRAME_DEPTH; depth++) {
+      const inner = await this.innerFrame(
+        at.context,
+        `(() => { const el = document.elementFromPoint(${at.x}, ${at.y}); if (!el || !/^I?FRAME$/.test(el.tagName)) return null; const r = el.getBoundingClientRect(), cs = getComputedStyle(el); return [el.contentWindow, ${at.x} - r.left - el.clientLeft - parseFloat(cs.paddingLeft), ${at.y} - r.top - el.clientTop - parseFloat(cs.paddingTop)]; })()`,
+      );
+      if (!inner) return at;
+      at = { context: inner.context, x: Math.round(inner.x), y: Math.round(inner.y) };
+    }
+    return at;
+  }
+
+  /** Where key input goes: this tab, or (inputByFrame) the frame holding the focus. */
+  private async focusedFrame(): Promise<string> {
+    let context = this.context;
+    if (!this.inputByFrame) return context;
+    for (let depth = 0; depth < FRAME_DEPTH; depth++) {
+      const inner = await this.innerFrame(
+        context,
+        `(() => { const el = document.activeElement; return el && /^I?FRAME$/.test(el.tagName) ? [el.contentWindow, 0, 0] : null; })()`,
+      );
+      if (!inner) return context;
+      context = inner.context;
+    }
+    return context;
+  }
+
+  /** The frame an expression names as [window, x, y] in `context`, or undefined. */
+  private async innerFrame(
+    context: string,
+    expression: string,
+  ): Promise<{ context: string; x: number; y: number } | undefined> {
+    const r = await this.rawEvaluate(context, expression).catch(() => undefined);
+    const parts =
+      r?.type === 'success' ? (r.result?.value as RemoteValue[] | undefined) : undefined;
+    const window = parts?.[0] as { type: string; value?: { context?: string } } | undefined;
+    if (!parts || window?.type !== 'window' || !window.value?.context) return undefined;
+    return {
+      context: window.value.context,
+      x: Number(fromRemote(parts[1])),
+      y: Number(fromRemote(parts[2])),
+    };
   }
 
   private keyActions(actions: unknown[]): unknown {
     return { type: 'key', id: 'keyboard', actions };
   }
 
-  keyDown(key: string): Promise<void> {
+  async keyDown(key: string): Promise<void> {
     const value = webdriverKey(key);
-    return this.actions(`Pressing ${key}`, [this.keyActions([{ type: 'keyDown', value }])]);
+    return this.actions(
+      `Pressing ${key}`,
+      [this.keyActions([{ type: 'keyDown', value }])],
+      await this.focusedFrame(),
+    );
   }
 
-  keyUp(key: string): Promise<void> {
+  async keyUp(key: string): Promise<void> {
     const value = webdriverKey(key);
-    return this.actions(`Releasing ${key}`, [this.keyActions([{ type: 'keyUp', value }])]);
+    return this.actions(
+      `Releasing ${key}`,
+      [this.keyActions([{ type: 'keyUp', value }])],
+      await this.focusedFrame(),
+    );
   }
 
   insertText(text: string): Promise<void> {
@@ -538,13 +624,13 @@ export class WebDriverTab implements BrowserTab {
     return this.typeText(text);
   }
 
-  typeText(text: string): Promise<void> {
+  async typeText(text: string): Promise<void> {
     const keys = textKeys(text).flatMap((value) => [
       { type: 'keyDown', value },
       { type: 'keyUp', value },
     ]);
-    if (keys.length === 0) return Promise.resolve();
-    return this.actions('Typing', [this.keyActions(keys)]);
+    if (keys.length === 0) return;
+    return this.actions('Typing', [this.keyActions(keys)], await this.focusedFrame());
   }
 
   /** Runs a capture with fields holding a secret blanked; pages without one are not touched. */
@@ -645,7 +731,26 @@ export class WebDriverTab implements BrowserTab {
 
   async setInputFiles(path: FramePath, handle: number, paths: string[]): Promise<void> {
     await this.dialogs.guard();
-    await this.host.setInputFiles(this.context, path, handle, paths);
+    if (await this.host.setInputFiles(this.context, path, handle, paths)) return;
+    try {
+      const context = await this.contextAt(path);
+      const r = await this.call<EvaluateResult>('script.evaluate', {
+        expression: `${pageApiExpression}.element(${handle})`,
+        target: { context },
+        awaitPromise: false,
+        resultOwnership: 'root',
+      });
+      const element = r.result as { type: string; sharedId?: string } | undefined;
+      if (r.type !== 'success' || !element?.sharedId)
+        throw new OpError('stale_element', 'The file input was removed from the page.');
+      await this.call('input.setFiles', {
+        context,
+        element: { sharedId: element.sharedId },
+        files: paths,
+      });
+    } catch (e) {
+      throw fromWebDriver(e, 'Setting the files');
+    }
   }
 
   activity(since = 0): TabActivity {

@@ -28,6 +28,7 @@ import {
   type Shells,
 } from '../track.js';
 import { failureMessage, verify } from '../verify.js';
+import { dismissDialog } from '../dialog-in-the-way.js';
 import { PhaseTimes, ResultBuilder } from './result-builder.js';
 
 type Args = CommonArgs & Record<string, unknown>;
@@ -294,6 +295,7 @@ export async function verifyExpect(run: OpRun): Promise<void> {
     evaluate: rt.sessions.config.evaluate,
     signal: request.signal,
     elements: run.elements,
+    clearDialog: run.op?.answersDialogs ? undefined : () => dismissDialog(tab, result.notes),
   };
   // The op's time bounds it: an action that used it all gets one look.
   const until = deadlineOf(run);
@@ -438,19 +440,6 @@ async function failureEvidence(
   const shot = await failureScreenshot(run.rt.files, run.session, screen, run.actionId);
   if (shot) run.result.evidence.push(shot);
   return screen;
-}
-
-/** A dialog in the op's way is dismissed, and the op says so. */
-async function dismissDialog(tab: BrowserTab | undefined, notes: string[]): Promise<void> {
-  const pending = tab?.pendingDialog();
-  if (!tab || !pending) return;
-  await tab.answerDialog({ accept: false });
-  // One note for the op: the first dialog, and how many followed it.
-  const at = notes.findIndex((n) => n.startsWith('dialog_dismissed ('));
-  if (at < 0)
-    return void notes.push(`dialog_dismissed (${pending.type}: ${pending.message.slice(0, 80)})`);
-  const more = Number(/ and (\d+) more$/.exec(notes[at])?.[1] ?? 0);
-  notes[at] = `${notes[at].replace(/ and \d+ more$/, '')} and ${more + 1} more`;
 }
 
 /** Dialogs the tab dismissed by itself during the op (in a navigation's way, a storm). */

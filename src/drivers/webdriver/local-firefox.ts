@@ -1,0 +1,333 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { OpError } from '../../core/errors.js';
+import { within } from '../../core/within.js';
+import type { BrowserInfo, BrowserSession, Driver, OpenOptions } from '../driver.js';
+import { findFirefox } from '../find-browser.js';
+import { Bidi } from './bidi.js';
+import { FIREFOX_PREFS, firefoxOptionPrefs } from './capabilities.js';
+import { fromWebDriver } from './errors.js';
+import type { CollectedDownloads, CrashVerdict, SessionControl } from './session-control.js';
+import { WebDriverSession, type SentCapabilities } from './webdriver-driver.js';
+
+/** How long a Firefox may take to start its BiDi listener (a cold start on a loaded machine). */
+const START_MS = 30_000;
+/** How long a tab's page may take to answer `1` before a crash check gives up on it. */
+const CRASH_CONFIRM_MS = 1000;
+/** How long a closing Firefox may take to say so, and then to exit, before it is killed. */
+const CLOSE_MS = 1000;
+const EXIT_MS = 2000;
+
+/**
+ * Firefox's own network, update and first-run furniture, off: on a closed network it stalls or
+ * opens pages of its own, and prompts would steal focus from the page being driven.
+ */
+const LOCAL_PREFS: Record<string, unknown> = {
+  ...FIREFOX_PREFS,
+  'browser.startup.page': 0,
+  'browser.startup.homepage': 'about:blank',
+  'browser.newtabpage.enabled': false,
+  'browser.shell.checkDefaultBrowser': false,
+  'browser.aboutwelcome.enabled': false,
+  'browser.sessionstore.resume_from_crash': false,
+  'browser.download.folderList': 2,
+  'browser.download.start_downloads_in_tmp_dir': false,
+  'browser.download.alwaysOpenPanel': false,
+  'browser.download.panel.shown': true,
+  'browser.safebrowsing.malware.enabled': false,
+  'browser.safebrowsing.phishing.enabled': false,
+  'browser.safebrowsing.downloads.enabled': false,
+  'app.update.disabledForTesting': true,
+  'app.normandy.enabled': false,
+  'datareporting.policy.dataSubmissionEnabled': false,
+  'toolkit.telemetry.enabled': false,
+  'extensions.update.enabled': false,
+  'network.captive-portal-service.enabled': false,
+  'network.connectivity-service.enabled': false,
+  'network.proxy.type': 0,
+  // A page's window.open is a popup the caller drives, not one to block.
+  'dom.disable_open_during_load': false,
+  'pdfjs.disabled': true,
+};
+
+/** Firefoxes this process started: ended with it, as a local Chromium is. */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/** A user.js line: Firefox reads the profile's preferences from it at start. */
+function prefLine(name: string, value: unknown): string {
+  return `user_pref(${JSON.stringify(name)}, ${JSON.stringify(value)});`;
+}
+
+/** A local Firefox process and what BiDi cannot say about it. */
+class FirefoxControl implements SessionControl {
+  private bidi?: Bidi;
+  private exited = false;
+
+  constructor(
+    private readonly child: ChildProcess,
+    /** A profile made for this browser alone, removed when it ends; a named profile is kept. */
+    private readonly tempProfile: string | undefined,
+  ) {
+    child.once('exit', () => (this.exited = true));
+  }
+
+  attach(bidi: Bidi): void {
+    this.bidi = bidi;
+  }
+
+  alive(): Promise<boolean> {
+    return Promise.resolve(!this.exited);
+  }
+
+  /** A crashed content process leaves its context unable to run script; a living one answers `1`. */
+  async pageCrashed(context: string): Promise<CrashVerdict> {
+    if (this.exited || !this.bidi) return 'crashed';
+    const asked = this.bidi
+      .call('script.evaluate', { expression: '1', target: { context }, awaitPromise: false })
+      .then(
+        () => 'alive' as const,
+        (e: Error) => (/crash|no such frame|discarded/i.test(e.message) ? 'crashed' : 'alive'),
+      );
+    return within(asked, CRASH_CONFIRM_MS, 'unanswered' as const);
+  }
+
+  /** Firefox writes each download straight into the folder (a `.part` file until it is whole). */
+  collectDownloads(dir: string, have: ReadonlySet<string>): Promise<CollectedDownloads> {
+    let names: string[] = [];
+    try {
+      names = readdirSync(dir).filter(
+        (n) => !have.has(n) && !n.endsWith('.part') && statSync(join(dir, n)).isFile(),
+      );
+    } catch {
+      // No folder yet: nothing was downloaded.
+    }
+    // A whole file keeps no `.part` beside it.
+    const got = names.filter((n) => !names.includes(`${n}.part`));
+    return Promise.resolve({ got, unwritten: [] });
+  }
+
+  async end(): Promise<void> {
+    if (this.bidi)
+      await within(this.bidi.call('browser.close', {}), CLOSE_MS, undefined).catch(() => undefined);
+    if (!this.exited) {
+      const exited = new Promise<void>((r) => this.child.once('exit', () => r()));
+      if ((await within(exited, EXIT_MS, 'late' as const)) === 'late') this.child.kill('SIGKILL');
+    }
+    if (this.tempProfile) rmSync(this.tempProfile, { recursive: true, force: true });
+  }
+}
+
+/** Starts Firefox and reads the BiDi address it prints; fails with its own words if it exits first. */
+function startFirefox(
+  path: string,
+  profile: string,
+  headless: boolean,
+): Promise<{ child: ChildProcess; ws: string }> {
+  const args = ['--remote-debugging-port=0', '--profile', profile, '--no-remote', 'about:blank'];
+  if (headless) args.unshift('--headless');
+  const child = spawn(path, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return new Promise((resolve, reject) => {
+    let said = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(
+        new OpError(
+          'backend',
+          `Firefox (${path}) did not start its WebDriver BiDi listener within ${START_MS / 1000} s. Check that it runs here (\`${path} --version\`), or use Chromium.`,
+        ),
+      );
+    }, START_MS);
+    const listen = (chunk: Buffer) => {
+      said = (said + chunk.toString()).slice(-4000);
+      const m = /WebDriver BiDi listening on (ws:\/\/\S+)/.exec(said);
+      if (!m) return;
+      clearTimeout(timer);
+      child.stderr?.off('data', listen);
+      // Firefox keeps writing to its pipes: they are drained so it never blocks on them.
+      child.stderr?.resume();
+      resolve({ child, ws: m[1] });
+    };
+    child.stdout?.resume();
+    child.stderr?.on('data', listen);
+    child.once('error', (e) => {
+      clearTimeout(timer);
+      reject(new OpError('backend', `Firefox (${path}) could not be started: ${e.message}.`));
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      const last = said.trim().split('\n').slice(-3).join(' | ');
+      const display =
+        !headless && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY
+          ? ' This machine has no display: open with headless true.'
+          : '';
+      reject(
+        new OpError(
+          'backend',
+          `Firefox (${path}) exited (code ${code}) before it was ready: ${last || 'no output'}.${display}`,
+        ),
+      );
+    });
+  });
+}
+
+/**
+ * Firefox on this machine, driven over WebDriver BiDi directly (no geckodriver): Firefox serves
+ * BiDi itself, so the session is the Grid backend's `WebDriverSession` over a local socket, with
+ * this process in place of classic WebDriver. One browser process per session, so each keeps its
+ * own profile, downloads folder and preferences.
+ */
+export class LocalFirefoxDriver implements Driver {
+  readonly backend = 'webdriver' as const;
+  private readonly sessions = new Set<WebDriverSession>();
+  private version?: string;
+
+  constructor(
+    private readonly configuredPath: string | undefined,
+    private readonly blockedHosts: readonly string[] = [],
+  ) {}
+
+  private path(): string {
+    const path = findFirefox(this.configuredPath);
+    if (!path)
+      throw new OpError(
+        'unsupported',
+        this.configuredPath
+          ? `FIREFOX_PATH (${this.configuredPath}) is not an executable Firefox. Fix the path, or open with browser "chromium".`
+          : 'No Firefox is installed on this machine (looked for firefox-esr and firefox). Install it (Debian: apt-get install -y firefox-esr), set FIREFOX_PATH, or open with browser "chromium".',
+      );
+    return path;
+  }
+
+  check(options: OpenOptions): void {
+    this.path();
+    if (options.version && options.version !== 'latest' && options.version !== this.version)
+      throw new OpError(
+        'unsupported',
+        `The local Firefox is the installed one${this.version ? ` (${this.version})` : ''}; another version needs a Selenium Grid (GRID_URL, backend "grid").`,
+      );
+  }
+
+  async open(options: OpenOptions): Promise<BrowserSession> {
+    this.check(options);
+    const path = this.path();
+    const tempProfile = options.profileDir
+      ? undefined
+      : mkdtempSync(join(tmpdir(), 'swiftbrowse-firefox-'));
+    const profile = options.profileDir ?? (tempProfile as string);
+    mkdirSync(profile, { recursive: true });
+    try {
+      mkdirSync(options.downloadsDir, { recursive: true });
+    } catch {
+      // A folder that cannot be made fails the downloads (said then), not the browser.
+    }
+    const prefs = {
+      ...LOCAL_PREFS,
+      ...firefoxOptionPrefs(options),
+      'browser.download.dir': options.downloadsDir,
+    };
+    writeFileSync(
+      join(profile, 'user.js'),
+      Object.entries(prefs)
+        .map(([k, v]) => prefLine(k, v))
+        .join('\n') + '\n',
+    );
+    const { child, ws } = await startFirefox(path, profile, options.headless).catch((e) => {
+      if (tempProfile) rmSync(tempProfile, { recursive: true, force: true });
+      throw e;
+    });
+    const control = new FirefoxControl(child, tempProfile);
+    try {
+      const { bidi, session: created } = await Bidi.connect(`${ws}/session`, {
+        acceptInsecureCerts: options.insecure ?? false,
+        // Dialogs are answered by the session's dialog gate, never by the browser on its own.
+        unhandledPromptBehavior: { default: 'ignore' },
+      });
+      control.attach(bidi);
+      const version = created?.capabilities.browserVersion ?? 'unknown';
+      this.version = version;
+      const session = new WebDriverSession(
+        control,
+        bidi,
+        created?.sessionId ?? 'local',
+        { browser: 'firefox', version },
+        launchReport(path, !!this.configuredPath, prefs, options),
+        options.viewport,
+        options.downloadsDir,
+        false,
+        false,
+      );
+      await session.start({
+        setViewport: true,
+        storageStatePath: options.storageStatePath,
+        refuseNavigation: options.refuseNavigation,
+        refuseRequest: options.refuseRequest,
+        blockedHosts: this.blockedHosts,
+      });
+      this.sessions.add(session);
+      bidi.onClose(() => this.sessions.delete(session));
+      return session;
+    } catch (e) {
+      await control.end();
+      throw fromWebDriver(e, 'Starting Firefox');
+    }
+  }
+
+  attach(): Promise<BrowserSession | undefined> {
+    return Promise.resolve(undefined); // a local browser ends with this process
+  }
+
+  /** The installed Firefox's version, from `--version` (it needs no profile nor display). */
+  async info(): Promise<BrowserInfo> {
+    if (!this.version) this.version = await firefoxVersion(this.path());
+    return { backend: 'webdriver', browser: 'firefox', version: this.version };
+  }
+
+  async shutdown(): Promise<void> {
+    const all = [...this.sessions];
+    this.sessions.clear();
+    await Promise.all(all.map((s) => s.close().catch(() => undefined)));
+  }
+}
+
+/** What a local Firefox was launched with, for the operator, as a Grid's capabilities report. */
+function launchReport(
+  path: string,
+  pathFromConfig: boolean,
+  prefs: Record<string, unknown>,
+  options: OpenOptions,
+): SentCapabilities {
+  const optionPrefs = firefoxOptionPrefs(options);
+  const sent: SentCapabilities['sent'] = [
+    { key: 'executablePath', value: path, sources: [pathFromConfig ? 'config' : 'flow'] },
+    { key: 'headless', value: options.headless, sources: ['option'] },
+    {
+      key: 'prefs',
+      value: prefs,
+      sources: Object.keys(optionPrefs).length ? ['flow', 'option'] : ['flow'],
+    },
+    { key: 'viewport', value: options.viewport, sources: ['option'] },
+    { key: 'acceptInsecureCerts', value: options.insecure ?? false, sources: ['option'] },
+  ];
+  if (options.profileDir)
+    sent.push({ key: 'profile', value: options.profileDir, sources: ['option'] });
+  if (options.storageStatePath)
+    sent.push({ key: 'storageState', value: options.storageStatePath, sources: ['option'] });
+  return { asked: { browser: 'firefox', version: options.version ?? 'latest' }, sent, ignored: [] };
+}
+
+/** `firefox --version` says "Mozilla Firefox 153.8.0esr". */
+export async function firefoxVersion(path: string): Promise<string> {
+  const child = spawn(path, ['--version'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  const done = new Promise<void>((r) => child.once('close', () => r()));
+  if ((await within(done, 10_000, 'late' as const)) === 'late') child.kill('SIGKILL');
+  return /Firefox\s+(\S+)/.exec(out)?.[1] ?? 'unknown';
+}
