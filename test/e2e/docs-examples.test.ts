@@ -64,6 +64,11 @@ const EXPECTED: Record<string, Expectation> = {
   'README.md:SECRETS_DIRS=~/secrets swiftbrowse up': {
     skip: 'writes into the home directory and starts a detached server on port 8765; secrets.test.ts covers SECRETS_DIRS',
   },
+  // The flow run signs in on the demo: its report is ok and names the filled password field.
+  'README.md:curl -s -X POST localhost:8765/flows/login/runs -H \'X-Session-Key: me\' -H \'content-type: application/json\' -d \'{"params": {"email": "ada@example.com", "password": "demo"}}\'':
+    {
+      output: [/"status":"ok"/, /fill \\"Password\\"/, /"url":"[^"]*\/demo\/dashboard\.html"/],
+    },
   'README.md:GRID_URL=http://127.0.0.1:4444 swiftbrowse serve': {
     skip: 'a foreground server needing a Selenium Grid; the Grid arm of the suite runs it',
   },
