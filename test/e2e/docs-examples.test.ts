@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { exec } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -100,9 +100,10 @@ const EXPECTED: Record<string, Expectation> = {
   'docs/expect-and-assert.md:sb wait_for \'{"text_visible":"Never shown","timeout":500}\'': {
     fails: ['timeout'],
   },
+  // The flow fills its password from the `admin` secret this test writes for the server.
   'docs/flows.md:  -H \'content-type: application/json\' -d \'{"params": {"email": "ada@example.com"}}\'':
     {
-      skip: 'runs the flow above, which signs in to https://admin.example.com with a secret; the README’s Flows block runs a flow on the demo',
+      output: [/"status":"ok"/, /with secret admin\/password/],
     },
   'docs/flows.md:swiftbrowse test flows/ --params ci-params.yaml --workers 4 --report-dir test-results':
     {
@@ -155,8 +156,13 @@ const STEPS_FILE = 'steps.json';
 
 let h: Harness;
 const cwd = mkdtempSync(join(tmpdir(), 'swiftbrowse-docs-'));
+const secretsDir = join(cwd, 'secrets');
 before(async () => {
-  h = await startHarness();
+  h = await startHarness({ secretsDirs: [secretsDir] });
+  // docs/flows.md's flow signs in with the `admin` secret; secrets are read when asked for.
+  mkdirSync(join(secretsDir, 'admin'), { recursive: true });
+  writeFileSync(join(secretsDir, 'admin', 'password'), 'demo-password');
+  writeFileSync(join(secretsDir, 'admin', '_allowed_urls'), `${h.origin}\n`);
 });
 after(async () => {
   await h.closeBrowsers();
