@@ -17,6 +17,10 @@ export const ERROR_KINDS = {
   unsupported: { recoverable: false, http: 501 },
   session_not_found: { recoverable: false, http: 404 },
   session_limit: { recoverable: false, http: 429 },
+  /** No HTTP route at that path (a surface error, not an op's). */
+  route_not_found: { recoverable: false, http: 404 },
+  /** The path is a route, but not for that method; the answer carries Allow. */
+  method_not_allowed: { recoverable: false, http: 405 },
   backend: { recoverable: false, http: 503 },
 } as const;
 

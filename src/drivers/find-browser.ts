@@ -1,4 +1,4 @@
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 
 const CANDIDATES = [
   '/usr/bin/chromium',
@@ -35,6 +35,17 @@ function firstExecutable(list: readonly string[]): string | undefined {
       return false;
     }
   });
+}
+
+/** Why a configured BROWSER_PATH cannot be launched ("does not exist"…), or undefined when it can. */
+export function browserPathProblem(path: string): string | undefined {
+  try {
+    if (!statSync(path).isFile()) return 'is not a file';
+    accessSync(path, constants.X_OK);
+    return undefined;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : 'is not executable';
+  }
 }
 
 /** Flags Chromium needs on a closed network and as root (it stalls or refuses to start otherwise). */

@@ -328,3 +328,32 @@ describe('up and down given --data-dir and --port', () => {
     }
   });
 });
+
+describe('doctor against a running local server', () => {
+  test(
+    'doctor reports the server’s wrong BROWSER_PATH, not the browser this shell finds',
+    { skip: BACKEND !== 'playwright' && 'the Grid arm opens browsers on the Grid' },
+    async () => {
+      const otherDir = mkdtempSync(join(tmpdir(), 'swiftbrowse-cli-browser-'));
+      const otherPort = String(await freePort());
+      const flags = ['--data-dir', otherDir, '--port', otherPort];
+      try {
+        const started = await cli(['up', ...flags], {
+          timeoutMs: 60_000,
+          env: { BROWSER_PATH: '/nonexistent/chromium' },
+        });
+        assert.equal(started.code, 0, started.stdout + started.stderr);
+        const doctor = await cli(['doctor', '--server', `http://127.0.0.1:${otherPort}`]);
+        assert.equal(doctor.code, 1, doctor.stdout);
+        assert.match(
+          doctor.stdout,
+          /^browser: BROWSER_PATH=\/nonexistent\/chromium does not exist — point BROWSER_PATH .*\(the server’s\)$/m,
+        );
+        assert.match(doctor.stdout, /^server: running at .* — not ready$/m);
+      } finally {
+        await cli(['down', ...flags]).catch(() => undefined);
+        rmSync(otherDir, { recursive: true, force: true });
+      }
+    },
+  );
+});

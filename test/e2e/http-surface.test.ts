@@ -509,3 +509,112 @@ describe('error kinds map to HTTP statuses', () => {
     });
   });
 });
+
+describe('routes and auth, as HTTP clients expect them', () => {
+  test('an unknown route is 404 route_not_found, naming the route and where routes are listed', async () => {
+    const r = await h.request('/nowhere', { headers: { 'x-session-key': 't' } });
+    const body = await json(r);
+    assert.equal(r.status, 404);
+    assert.deepEqual(
+      { kind: body.error?.kind, recoverable: body.error?.recoverable },
+      { kind: 'route_not_found', recoverable: false },
+    );
+    assert.match(body.error!.message, /No route GET \/nowhere\b/);
+    assert.match(body.error!.message, /GET \/ops .*GET \/openapi\.json/);
+  });
+
+  test('a known route with the wrong method is 405 with the Allow its routes take', async () => {
+    const cases: [string, string, string][] = [
+      ['GET', '/browser/goto', 'POST'],
+      ['PUT', '/browser', 'GET, HEAD, DELETE'],
+      ['POST', '/ops', 'GET, HEAD'],
+    ];
+    for (const [method, path, allow] of cases) {
+      const r = await h.request(path, {
+        method,
+        headers: { 'x-session-key': 't', 'content-type': 'application/json' },
+      });
+      const body = await json(r);
+      assert.equal(r.status, 405, `${method} ${path}`);
+      assert.equal(r.headers.get('allow'), allow, `${method} ${path}`);
+      assert.equal(body.error?.kind, 'method_not_allowed');
+      assert.equal(body.error?.recoverable, false);
+      assert.match(
+        body.error!.message,
+        new RegExp(`^${method} ${path} is not allowed: .* takes ${allow}`),
+      );
+    }
+  });
+
+  test('under ROUTE_PREFIX the 404 and 405 name the prefixed route and Allow is the same', async () => {
+    await withHarness({ routePrefix: '/sb' }, async (x) => {
+      const wrong = await x.request('/browser/goto', { headers: { 'x-session-key': 't' } });
+      assert.equal(wrong.status, 405);
+      assert.equal(wrong.headers.get('allow'), 'POST');
+      assert.match((await json(wrong)).error!.message, /^GET \/sb\/browser\/goto is not allowed/);
+      const missing = await x.request('/nowhere');
+      assert.equal(missing.status, 404);
+      assert.match(
+        (await json(missing)).error!.message,
+        /No route GET \/sb\/nowhere\b.*GET \/sb\/ops/,
+      );
+      const outside = await fetch(`${x.origin}/browser/goto`);
+      assert.equal(outside.status, 404);
+      assert.equal((await json(outside)).error?.kind, 'route_not_found');
+    });
+  });
+
+  test('a bad JSON body names this server’s own address in its example curl', async () => {
+    await withHarness({ routePrefix: '/sb' }, async (x) => {
+      const r = await x.request('/browser/goto', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-session-key': 't' },
+        body: '{"url": ',
+      });
+      const message = (await json(r)).error!.message;
+      assert.equal(r.status, 400);
+      assert.ok(message.includes(`curl -s ${x.url}/browser/goto `), message);
+      assert.ok(message.includes(`"url": "${x.url}/demo/"`), message);
+      assert.doesNotMatch(message, /8765/);
+    });
+  });
+
+  test('the bearer scheme is case-insensitive, and every 401 carries the Bearer challenge', async () => {
+    await withHarness({ token: 'secret-token-123' }, async (x) => {
+      for (const scheme of ['bearer', 'BEARER', 'Bearer']) {
+        const r = await status(x, {
+          'x-session-key': 't',
+          authorization: `${scheme} secret-token-123`,
+        });
+        assert.equal(r.status, 200, scheme);
+      }
+      const none = await status(x, { 'x-session-key': 't' });
+      assert.equal(none.status, 401);
+      assert.equal(none.headers.get('www-authenticate'), 'Bearer realm="swiftbrowse"');
+      const wrong = await status(x, { 'x-session-key': 't', authorization: 'bearer nope-nope-1' });
+      assert.equal(wrong.status, 401);
+      assert.equal(
+        wrong.headers.get('www-authenticate'),
+        'Bearer realm="swiftbrowse", error="invalid_token"',
+      );
+      assert.equal((await json(wrong)).error?.recoverable, false);
+    });
+  });
+
+  test('the operator token takes the same scheme rules and challenge', async () => {
+    await withHarness({ adminToken: 'operator-token-1' }, async (x) => {
+      const right = await x.request('/admin/settings', {
+        headers: { authorization: 'bearer operator-token-1' },
+      });
+      assert.equal(right.status, 200);
+      const none = await x.request('/admin/settings');
+      assert.equal(none.status, 401);
+      assert.equal(none.headers.get('www-authenticate'), 'Bearer realm="swiftbrowse"');
+      const wrong = await x.request('/admin/settings', {
+        headers: { authorization: 'Bearer operator-token-2' },
+      });
+      assert.equal(wrong.status, 401);
+      assert.match(wrong.headers.get('www-authenticate')!, /error="invalid_token"/);
+    });
+  });
+});

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { Config } from '../../config.js';
-import { findBrowser } from '../../drivers/find-browser.js';
+import { browserPathProblem, findBrowser } from '../../drivers/find-browser.js';
 import { gridStatus, type GridStatus } from '../../drivers/webdriver/grid-status.js';
 import { RedisStore } from '../../sessions/redis-store.js';
 import type { StoreHealth } from '../../sessions/store.js';
@@ -39,22 +39,16 @@ function onPath(name: string): string | undefined {
   return undefined;
 }
 
+const BROWSER_FIX =
+  'point BROWSER_PATH (or --browser-path) at a Chromium executable, or unset it to use an installed one';
+
 function browserLine(config: Config): { line: string; found: boolean } {
-  if (config.browserPath) {
-    const path = config.browserPath;
-    let why: string | undefined;
-    try {
-      if (!statSync(path).isFile()) why = 'is not a file';
-      else accessSync(path, constants.X_OK);
-    } catch (e) {
-      why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : 'is not executable';
-    }
-    if (why)
-      return {
-        line: `browser: BROWSER_PATH=${path} ${why} — point BROWSER_PATH (or --browser-path) at a Chromium executable, or unset it to use an installed one`,
-        found: false,
-      };
-  }
+  const problem = config.browserPath && browserPathProblem(config.browserPath);
+  if (problem)
+    return {
+      line: `browser: BROWSER_PATH=${config.browserPath} ${problem} — ${BROWSER_FIX}`,
+      found: false,
+    };
   const browser = findBrowser(config.browserPath);
   if (!browser)
     return {
@@ -68,6 +62,15 @@ function browserLine(config: Config): { line: string; found: boolean } {
       : `browser: ${browser} — found but did not start (${error}); check it runs: ${browser} --version`,
     found: !!version,
   };
+}
+
+/** The browser a running local-backend server found, from its /ready, not this shell's BROWSER_PATH. */
+function servedBrowserLine(served: Readiness): { line: string; found: boolean } {
+  if (served.browser) return { line: `browser: ${served.browser} (the server’s)`, found: true };
+  const why = served.browser_problem
+    ? `${served.browser_problem} — ${BROWSER_FIX}`
+    : `none found — install Chromium (${APT('chromium')}) or set BROWSER_PATH`;
+  return { line: `browser: ${why} (the server’s)`, found: false };
 }
 
 function chromedriverLine(): string {
@@ -109,23 +112,29 @@ const storeLine = (h: StoreHealth, source: string) =>
  */
 export async function doctor(config: Config, client: ClientOptions): Promise<DoctorReport> {
   const lines = [`swiftbrowse ${VERSION} on Node ${process.version}`];
-  const browser = browserLine(config);
-  lines.push(browser.line, chromedriverLine(), javaLine(), `data dir: ${config.dataDir}`);
-
   let served: Readiness | undefined;
+  let serverLine: string;
   if (await isHealthy(client.server)) {
     try {
       const r = await getJson(client, '/ready');
       if (r.status === 200 || r.status === 503) served = r.body as Readiness;
-      lines.push(
-        served
-          ? `server: running at ${client.server} — ${served.ready ? 'ready' : 'not ready'}`
-          : `server: running at ${client.server}, but /ready answered ${r.status} — pass its token with --token (or SWIFTBROWSE_TOKEN)`,
-      );
+      serverLine = served
+        ? `server: running at ${client.server} — ${served.ready ? 'ready' : 'not ready'}`
+        : `server: running at ${client.server}, but /ready answered ${r.status} — pass its token with --token (or SWIFTBROWSE_TOKEN)`;
     } catch (e) {
-      lines.push(`server: running at ${client.server}, /ready failed: ${(e as Error).message}`);
+      serverLine = `server: running at ${client.server}, /ready failed: ${(e as Error).message}`;
     }
-  } else lines.push(`server: not running at ${client.server}`);
+  } else serverLine = `server: not running at ${client.server}`;
+
+  // A running local server opens its own browser: its BROWSER_PATH counts, not this shell's.
+  const browser = served && !served.grid ? servedBrowserLine(served) : browserLine(config);
+  lines.push(
+    browser.line,
+    chromedriverLine(),
+    javaLine(),
+    `data dir: ${config.dataDir}`,
+    serverLine,
+  );
 
   let ok = browser.found;
   const gridUrl = served ? served.grid?.url : config.gridUrl;

@@ -16,12 +16,14 @@ import { checkBody, hostRefusal, hostRule } from './guards.js';
 import { isOperatorPath, operatorGuard } from './operator.js';
 import { answerFor, detailOf } from '../answer.js';
 import { answer, callerName, failure } from './respond.js';
+import { carriesToken, unauthorized } from './bearer.js';
+import { mountUnmatched } from './unmatched.js';
 import { mountLogRoutes } from './logs-routes.js';
 import { isApiDescriptionPath, mountOpenApi } from './openapi.js';
 import { readiness } from './ready.js';
 import { opRouteDoc, routeDoc } from './route-docs.js';
 import { HEALTH_DOC, OPS_DOC, READY_DOC } from './service-docs.js';
-import { outsidePrefix, prefixedGetPath } from './route-prefix.js';
+import { outsidePrefix, prefixedGetPath, servedBase } from './route-prefix.js';
 
 /** The host (and port) an Origin names; an opaque origin ("null") names none. */
 function hostOf(origin: string): string | undefined {
@@ -74,21 +76,11 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
       c.req.path === '/health' ||
       isApiDescriptionPath(c.req.path) ||
       isSignedFileLink(c.req.path);
-    if (config.token && !open) {
-      if (c.req.header('authorization') !== `Bearer ${config.token}`) {
-        return c.json(
-          {
-            ok: false,
-            error: {
-              kind: 'permission_denied',
-              message:
-                'Missing or wrong bearer token: send Authorization: Bearer <SWIFTBROWSE_TOKEN>.',
-              recoverable: false,
-            },
-          },
-          401,
-        );
-      }
+    if (config.token && !open && !carriesToken(c, config.token)) {
+      return unauthorized(
+        c,
+        'Missing or wrong bearer token: send Authorization: Bearer <SWIFTBROWSE_TOKEN>.',
+      );
     }
     await next();
   });
@@ -171,12 +163,13 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
       try {
         args = JSON.parse(text);
       } catch (e) {
+        const base = servedBase(c, prefix);
         return failure(
           c,
           op,
           new OpError(
             'invalid_argument',
-            `The body is not valid JSON (${(e as Error).message}). Send the op's arguments as a JSON object, e.g. {"url": "http://127.0.0.1:8765/demo/"}.`,
+            `The body is not valid JSON (${(e as Error).message}). Send the op's arguments as a JSON object, e.g. curl -s ${base}/browser/goto -H 'X-Session-Key: NAME' -H 'content-type: application/json' -d '{"url": "${base}/demo/"}'`,
           ),
         );
       }
@@ -212,16 +205,7 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
   app.get('/demo', (c) => c.redirect(`${prefix}/demo/index.html`));
   app.get('/demo/', (c) => c.redirect(`${prefix}/demo/index.html`));
   app.use('/demo/*', serveStatic({ root: PACKAGE_ROOT, rewriteRequestPath: (p) => p }));
-  app.notFound((c) =>
-    failure(
-      c,
-      'request',
-      new OpError(
-        'not_found',
-        `No route ${c.req.method} ${prefix}${c.req.path}. Ops are POST ${prefix}/browser/<op>; GET ${prefix}/ops lists them.`,
-      ),
-    ),
-  );
+  mountUnmatched(app, prefix);
   app.onError((e, c) => failure(c, 'request', toOpError(e)));
   return app;
 }

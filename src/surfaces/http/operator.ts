@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { isLoopback, type Config } from '../../config.js';
+import { carriesToken, unauthorized } from './bearer.js';
 
 /** Routes for the operator, not for callers: they see every session (DESIGN §13). */
 export const OPERATOR_PREFIXES = ['/admin', '/logs', '/viewer'] as const;
@@ -11,10 +12,10 @@ export function isOperatorPath(path: string): boolean {
   return OPERATOR_PREFIXES.some((p) => path === p || path.startsWith(`${p}/`));
 }
 
-function refuse(c: Context, status: 401 | 403, message: string) {
+function forbid(c: Context, message: string) {
   return c.json(
     { ok: false, error: { kind: 'permission_denied', message, recoverable: false } },
-    status,
+    403,
   );
 }
 
@@ -29,9 +30,8 @@ export function operatorGuard(config: Config): MiddlewareHandler {
     const token = config.adminToken;
     if (!token) {
       if (isLoopback(config.host) && !config.token) return next();
-      return refuse(
+      return forbid(
         c,
-        403,
         `Operator routes (${OPERATOR_PREFIXES.join(', ')}) see every session, so they are off while SWIFTBROWSE_TOKEN is set and SWIFTBROWSE_ADMIN_TOKEN is not: the callers' token does not open them. Set SWIFTBROWSE_ADMIN_TOKEN and send it as Authorization: Bearer <SWIFTBROWSE_ADMIN_TOKEN>.`,
       );
     }
@@ -48,11 +48,9 @@ export function operatorGuard(config: Config): MiddlewareHandler {
       url.searchParams.delete('token');
       return c.redirect(`${url.pathname}${url.search}`);
     }
-    const bearer = c.req.header('authorization') === `Bearer ${token}`;
-    if (bearer || getCookie(c, OPERATOR_COOKIE) === token) return next();
-    return refuse(
+    if (carriesToken(c, token) || getCookie(c, OPERATOR_COOKIE) === token) return next();
+    return unauthorized(
       c,
-      401,
       `This is an operator route: send Authorization: Bearer <SWIFTBROWSE_ADMIN_TOKEN> (a browser can open ${config.routePrefix}/viewer?token=<SWIFTBROWSE_ADMIN_TOKEN> once).`,
     );
   };

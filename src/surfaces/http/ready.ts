@@ -1,4 +1,4 @@
-import { findBrowser } from '../../drivers/find-browser.js';
+import { browserPathProblem, findBrowser } from '../../drivers/find-browser.js';
 import { gridStatus, type GridStatus } from '../../drivers/webdriver/grid-status.js';
 import type { OpRuntime } from '../../ops/run-op.js';
 import type { StoreHealth } from '../../sessions/store.js';
@@ -7,6 +7,8 @@ export interface Readiness {
   ready: boolean;
   /** The local browser's path, or what the Grid offers; null when there is none. */
   browser: string | null;
+  /** Why the configured BROWSER_PATH cannot be launched, when it cannot. */
+  browser_problem?: string;
   grid?: { url: string } & GridStatus;
   store: StoreHealth;
   sessions: number;
@@ -34,6 +36,11 @@ export async function readiness(rt: OpRuntime): Promise<Readiness> {
       store,
       sessions,
     };
+  }
+  const problem = config.browserPath && browserPathProblem(config.browserPath);
+  if (problem) {
+    const browser_problem = `BROWSER_PATH=${config.browserPath} ${problem}`;
+    return { ready: false, browser: null, browser_problem, store, sessions };
   }
   const browser = findBrowser(config.browserPath) ?? null;
   return { ready: !!browser && store.ok, browser, store, sessions };

@@ -25,7 +25,12 @@ export function outsidePrefix(prefix: string, c: Context): OpError | undefined {
   const path = getPath(c.req.raw);
   if (insidePrefix(prefix, path)) return undefined;
   return new OpError(
-    'not_found',
+    'route_not_found',
     `No route ${c.req.method} ${path}: this server is mounted under ROUTE_PREFIX ${prefix}. Send ${prefix}${path === '/' ? '/' : path} instead (ops are POST ${prefix}/browser/<op>).`,
   );
+}
+
+/** The address this request reached, ROUTE_PREFIX included: what an example in a message names. */
+export function servedBase(c: Context, prefix: string): string {
+  return `${new URL(c.req.url).origin}${prefix}`;
 }
