@@ -124,6 +124,19 @@ describe('without a server', () => {
     assert.match(r.stdout, /server: not running/);
   });
 
+  test('doctor names the Firefox it found and its version, and a wrong FIREFOX_PATH', async () => {
+    const found = await cli(['doctor']);
+    assert.match(found.stdout, /^firefox: \S+ — Mozilla Firefox \d+/m, found.stdout);
+    const wrong = await cli(['doctor'], {
+      env: { FIREFOX_PATH: '/nonexistent/firefox', BROWSER: 'firefox' },
+    });
+    assert.equal(wrong.code, 1, wrong.stdout + wrong.stderr);
+    assert.match(
+      wrong.stdout,
+      /^firefox: FIREFOX_PATH=\/nonexistent\/firefox is not an executable/m,
+    );
+  });
+
   test('doctor says a BROWSER_PATH that does not exist is wrong, and how to fix it', async () => {
     const r = await cli(['doctor'], { env: { BROWSER_PATH: '/nonexistent/chromium' } });
     // Through a Grid the local browser is not what opens sessions, so only the local arm fails.

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pino } from 'pino';
+import { BACKEND } from '../helpers/backend.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 
 const VALUE = 'p@ss w0rd&"<x>é';
@@ -94,14 +95,15 @@ before(async () => {
   );
   // The fixture origin is only known now: restrict admin to it.
   writeFileSync(join(secretsDir, 'admin', '_allowed_urls'), `${h.server.PREFIX}\n`);
+  // PIN and Blank sit on whole pixels: their captures are compared byte for byte.
   h.server.setContent(
     '/secret-login.html',
     `<!doctype html><title>Sign in</title>
      <form action="/welcome" method="get">
        <label for="user">User</label><input id="user" name="user">
        <label for="pw">Password</label><input id="pw" name="pw" type="password">
-       <label for="pin">PIN</label><input id="pin" name="pin" style="width:200px">
-       <label for="blank">Blank</label><input id="blank" name="blank" style="width:200px">
+       <label for="pin">PIN</label><input id="pin" name="pin" style="position:absolute;left:300px;top:200px;width:200px">
+       <label for="blank">Blank</label><input id="blank" name="blank" style="position:absolute;left:300px;top:240px;width:200px">
        <button>Sign in</button>
      </form>`,
   );
@@ -319,6 +321,18 @@ describe('a secret goes only into the field that was checked', () => {
     return { r: r.body, fieldLength: held.body.data?.result, beacons: beacons() };
   }
 
+  /**
+   * A headless Firefox's window never has the system's focus, so `focus()` fires no focus event:
+   * the page's handler that would move focus never runs, and the secret goes, whole and alone,
+   * into the field that was checked (docs/firefox.md). Answers whether that is what happened.
+   */
+  function focusEventsUnfired(r: { ok: boolean }, fieldLength: unknown): boolean {
+    if (BACKEND !== 'firefox') return false;
+    assert.equal(r.ok, true, JSON.stringify(r));
+    assert.equal(fieldLength, [...VALUE].length, 'the whole value is in the checked field');
+    return true;
+  }
+
   test('a secret goes into an input that is a combobox (a sign-in name with suggestions)', async () => {
     h.server.setContent(
       '/secret-combo.html',
@@ -348,6 +362,7 @@ describe('a secret goes only into the field that was checked', () => {
   test('a page that moves focus into a cross-origin frame when the field is focused is refused, naming the frame', async () => {
     const { r, fieldLength, beacons } = await fillOn('/thief-onfocus.html', 'focus-frame');
     assert.deepEqual(beacons, [], 'the frame heard a key or an input');
+    if (focusEventsUnfired(r, fieldLength)) return;
     assert.equal(r.ok, false);
     assert.equal(r.error?.kind, 'not_actionable');
     assert.match(r.error!.message, /focus was taken/);
@@ -359,6 +374,7 @@ describe('a secret goes only into the field that was checked', () => {
   test('a same-origin field that steals focus gets nothing, and the refusal is audited', async () => {
     const { r, fieldLength, beacons } = await fillOn('/thief-same-origin.html', 'focus-decoy');
     assert.deepEqual(beacons, []);
+    if (focusEventsUnfired(r, fieldLength)) return;
     assert.equal(r.ok, false);
     assert.match(r.error!.message, /focus was taken from .* input#decoy holds it/);
     assert.equal(fieldLength, 0);
@@ -470,7 +486,9 @@ describe('nothing the server writes carries a secret the page spread around', ()
     const pdfTitle = /\/Title (<FEFF(?:002A)+>|\(\[secret:admin\/password\] *\))/.exec(
       texts[pdfs[0]],
     );
-    assert.ok(pdfTitle, 'the PDF keeps a /Title, with the value replaced');
+    // Firefox's print writes no /Title at all; Chromium's carries the page title, replaced.
+    if (BACKEND === 'firefox') assert.doesNotMatch(texts[pdfs[0]], /\/Title/);
+    else assert.ok(pdfTitle, 'the PDF keeps a /Title, with the value replaced');
     // Which forms were found, never the text: a PDF is large and a failure must not print it.
     for (const [where, text] of Object.entries(texts))
       assert.deepEqual(

@@ -16,6 +16,8 @@ export const TEST_BROWSER = { playwright: 'chromium', grid: 'chrome', firefox: '
 export const SKIP_REASONS = {
   'grid-only':
     'this file tests the Grid backend itself (attach, managed downloads, node refusals); the grid arm runs it',
+  'bidi-no-render-state':
+    'WebDriver BiDi has no command that tells a page running script from one laying out (CDP Performance.getMetrics does), so a held page is stuck either way',
   'chromium-renderer':
     "it kills the page's renderer by its Chromium command line (--type=renderer); Firefox's forked content processes carry no site or type to tell the page's from the others",
 } as const;

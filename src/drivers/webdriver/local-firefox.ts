@@ -16,9 +16,13 @@ import { WebDriverSession, type SentCapabilities } from './webdriver-driver.js';
 const START_MS = 30_000;
 /** How long a tab's page may take to answer `1` before a crash check gives up on it. */
 const CRASH_CONFIRM_MS = 1000;
-/** How long a closing Firefox may take to say so, and then to exit, before it is killed. */
+/**
+ * How long a closing Firefox may take to say so, and then to exit, before it is killed. A named
+ * profile gets longer: Firefox writes local storage and cookies to it as it shuts down.
+ */
 const CLOSE_MS = 1000;
 const EXIT_MS = 2000;
+const PROFILE_EXIT_MS = 10_000;
 
 /**
  * Firefox's own network, update and first-run furniture, off: on a closed network it stalls or
@@ -116,7 +120,8 @@ class FirefoxControl implements SessionControl {
       await within(this.bidi.call('browser.close', {}), CLOSE_MS, undefined).catch(() => undefined);
     if (!this.exited) {
       const exited = new Promise<void>((r) => this.child.once('exit', () => r()));
-      if ((await within(exited, EXIT_MS, 'late' as const)) === 'late') this.child.kill('SIGKILL');
+      const wait = this.tempProfile ? EXIT_MS : PROFILE_EXIT_MS;
+      if ((await within(exited, wait, 'late' as const)) === 'late') this.child.kill('SIGKILL');
     }
     if (this.tempProfile) rmSync(this.tempProfile, { recursive: true, force: true });
   }

@@ -467,8 +467,9 @@ export class WebDriverSession implements BrowserSession, TabHost {
     if (this.closed && this.bidi.isClosed()) return;
     this.closed = true;
     await this.syncDownloads();
-    await this.bidi.close();
+    // A local Firefox is asked to close over this socket, so it goes last.
     await this.control.end();
+    await this.bidi.close();
   }
 
   isClosed(): boolean {

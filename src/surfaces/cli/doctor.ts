@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { Config } from '../../config.js';
-import { browserPathProblem, findBrowser } from '../../drivers/find-browser.js';
+import { browserPathProblem, findBrowser, findFirefox } from '../../drivers/find-browser.js';
 import { gridStatus, type GridStatus } from '../../drivers/webdriver/grid-status.js';
 import { RedisStore } from '../../sessions/redis-store.js';
 import type { StoreHealth } from '../../sessions/store.js';
@@ -73,6 +73,26 @@ function servedBrowserLine(served: Readiness): { line: string; found: boolean } 
   return { line: `browser: ${why} (the server’s)`, found: false };
 }
 
+/** The local Firefox (FIREFOX_PATH or an installed one); `needed` when BROWSER=firefox. */
+function firefoxLine(config: Config): { line: string; found: boolean } {
+  const needed = config.browser === 'firefox';
+  const path = findFirefox(config.firefoxPath);
+  if (!path)
+    return {
+      line: config.firefoxPath
+        ? `firefox: FIREFOX_PATH=${config.firefoxPath} is not an executable — point it at Firefox, or unset it to use an installed one`
+        : `firefox: none found — open {"browser": "firefox"} needs it (${APT('firefox-esr')})`,
+      found: !needed,
+    };
+  const { version, error } = versionOf(path);
+  return version
+    ? { line: `firefox: ${path} — ${version}`, found: true }
+    : {
+        line: `firefox: ${path} — found but did not start (${error}); check it runs: ${path} --version`,
+        found: !needed,
+      };
+}
+
 function chromedriverLine(): string {
   const path = onPath('chromedriver');
   if (!path)
@@ -106,7 +126,8 @@ const storeLine = (h: StoreHealth, source: string) =>
     : `redis: ${h.url ?? '?'} — ${h.error ?? 'does not answer'} (${source}); start redis-server, fix REDIS_URL, or unset it to keep sessions in memory`;
 
 /**
- * Checks what a server uses: its browser (BROWSER_PATH or an installed Chromium), ChromeDriver and
+ * Checks what a server uses: its browser (BROWSER_PATH or an installed Chromium), the local Firefox
+ * (FIREFOX_PATH or an installed one), ChromeDriver and
  * Java (a local Grid's), the Grid and Redis. A running server is asked (`/ready`) for the Grid and
  * store it was started with, so a shell without its GRID_URL still sees them.
  */
@@ -128,15 +149,17 @@ export async function doctor(config: Config, client: ClientOptions): Promise<Doc
 
   // A running local server opens its own browser: its BROWSER_PATH counts, not this shell's.
   const browser = served && !served.grid ? servedBrowserLine(served) : browserLine(config);
+  const firefox = firefoxLine(config);
   lines.push(
     browser.line,
+    firefox.line,
     chromedriverLine(),
     javaLine(),
     `data dir: ${config.dataDir}`,
     serverLine,
   );
 
-  let ok = browser.found;
+  let ok = browser.found && firefox.found;
   const gridUrl = served ? served.grid?.url : config.gridUrl;
   if (gridUrl) {
     const source = served ? 'the server’s GRID_URL' : 'GRID_URL';
