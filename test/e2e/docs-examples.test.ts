@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
+import { BACKEND } from '../helpers/backend.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -57,7 +58,18 @@ type Expectation =
  * What each shell block that does not simply succeed is expected to do, by file and last line.
  * A block not named here must answer only `ok: true`.
  */
+/** The local Firefox examples: a Grid arm's server sends `firefox` to its Chromium-only Grid. */
+const LOCAL_FIREFOX: Expectation =
+  BACKEND === 'grid'
+    ? {
+        skip: 'opens the local Firefox; this arm’s server sends browsers to a Grid with Chromium nodes only',
+      }
+    : {};
+const FIREFOX_GOTO = `swiftbrowse run goto '{"url": "http://127.0.0.1:8765/demo/"}' --session ff`;
+
 const EXPECTED: Record<string, Expectation> = {
+  [`README.md:${FIREFOX_GOTO}`]: LOCAL_FIREFOX,
+  [`docs/firefox.md:${FIREFOX_GOTO}`]: LOCAL_FIREFOX,
   'README.md:npm test': {
     skip: 'starts a server on the default port 8765 and runs the whole suite',
   },

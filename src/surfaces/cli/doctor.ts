@@ -75,7 +75,8 @@ function servedBrowserLine(served: Readiness): { line: string; found: boolean } 
 
 /** The local Firefox (FIREFOX_PATH or an installed one); `needed` when BROWSER=firefox. */
 function firefoxLine(config: Config): { line: string; found: boolean } {
-  const needed = config.browser === 'firefox';
+  // With a Grid, a Firefox session runs on a node: this machine's Firefox is not needed.
+  const needed = config.browser === 'firefox' && !config.gridUrl;
   const path = findFirefox(config.firefoxPath);
   if (!path)
     return {
