@@ -84,7 +84,6 @@ const ON_FIREFOX = new Set(
     'hit-test',
     'huge-pages',
     'interact',
-    'log-frames-secret',
     'one-moment',
     'pages',
     'pointer',

@@ -16,6 +16,8 @@ export const TEST_BROWSER = { playwright: 'chromium', grid: 'chrome', firefox: '
 export const SKIP_REASONS = {
   'grid-only':
     'this file tests the Grid backend itself (attach, managed downloads, node refusals); the grid arm runs it',
+  'firefox-html5-drag':
+    "Firefox's BiDi input module moves the pointer but synthesises no HTML5 drag events (dragstart, drop), so a draggable list does not reorder; pointer-event lists do",
   'bidi-no-render-state':
     'WebDriver BiDi has no command that tells a page running script from one laying out (CDP Performance.getMetrics does), so a held page is stuck either way',
   'chromium-renderer':
