@@ -73,3 +73,10 @@ async function run(
 
 /** The expression that yields the installed api object (drivers use it to fetch element handles). */
 export const pageApiExpression = install;
+
+/**
+ * Run by the drivers at every document's start, before the page's own scripts: the script then
+ * watches the page's timers and requests from the first one, and holds the browser's own
+ * functions before a page can replace them. A document it missed installs it at its first call.
+ */
+export const pagePreloadScript = `${install};`;

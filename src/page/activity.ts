@@ -1,5 +1,5 @@
 import type { ActivityMark } from './protocol.js';
-import { ownSetTimeout } from './timers.js';
+import { ownQueueMicrotask, ownRequestAnimationFrame, ownSetTimeout } from './timers.js';
 
 /** Identifies this document: a new one after a navigation has a new id. */
 const id = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
@@ -69,32 +69,63 @@ const DEFERRED_TIMER_MS = 500;
 /** Timers set since the mark and not yet run or cleared, by id. */
 const deferred = new Set<number>();
 /**
- * The mark the running timer callback was set under: a timer a poll that began before the mark
- * sets is the poll's, not the action's. Undefined outside timer callbacks (handlers, promises).
+ * The mark the running callback was set under: a timer a poll that began before the mark sets is
+ * the poll's, not the action's. Undefined outside timer, interval and frame callbacks.
  */
 let timerEpoch: number | undefined;
+/**
+ * A callback's `await`s resume as microtasks of its own task, before any other task runs: the
+ * epoch stays set through this many hops of them (an async poll loop's `await sleep()` takes a few).
+ */
+const CARRY_HOPS = 16;
 
-/** Counts the short timers the page sets from the action on; ours use timers.ts. */
+function releaseEpoch(outer: number | undefined, hops: number): void {
+  ownQueueMicrotask(() => {
+    if (hops > 0) releaseEpoch(outer, hops - 1);
+    else timerEpoch = outer;
+  });
+}
+
+/** Wraps a page callback to run under the mark it was set under. */
+function underEpoch(handler: (...a: unknown[]) => void, setUnder: number) {
+  return (...args: unknown[]) => {
+    const outer = timerEpoch;
+    timerEpoch = setUnder;
+    try {
+      handler.apply(window, args);
+    } finally {
+      releaseEpoch(outer, CARRY_HOPS);
+    }
+  };
+}
+
+/**
+ * Counts the short timers the page sets from the action on; ours use timers.ts. Intervals and
+ * animation frames are never the action's deferred effect, but what they set is theirs: they carry
+ * the mark they were set under, like timers do.
+ */
 function watchTimers(): void {
   // The DOM's timers, typed here: Node's types, also in this build, give setTimeout another shape.
   type SetTimer = (handler: unknown, ms?: number, ...args: unknown[]) => number;
-  const timers = window as unknown as { setTimeout: SetTimer; clearTimeout: (id?: number) => void };
+  const timers = window as unknown as {
+    setTimeout: SetTimer;
+    setInterval: SetTimer;
+    clearTimeout: (id?: number) => void;
+    requestAnimationFrame: (run: (t: number) => void) => number;
+  };
   const pageSetTimeout = timers.setTimeout;
+  const pageSetInterval = timers.setInterval;
   const pageClearTimeout = timers.clearTimeout;
+  const pageRequestAnimationFrame = timers.requestAnimationFrame;
   timers.setTimeout = function setTimeout(handler, ms, ...args) {
     if (typeof handler !== 'function') return pageSetTimeout.call(window, handler, ms, ...args);
     const setUnder = timerEpoch ?? epoch;
+    const run = underEpoch(handler as (...a: unknown[]) => void, setUnder);
     const id = pageSetTimeout.call(
       window,
       (...callArgs: unknown[]) => {
         deferred.delete(id);
-        const outer = timerEpoch;
-        timerEpoch = setUnder;
-        try {
-          (handler as (...a: unknown[]) => void).apply(window, callArgs);
-        } finally {
-          timerEpoch = outer;
-        }
+        run(...callArgs);
       },
       ms,
       ...args,
@@ -102,10 +133,31 @@ function watchTimers(): void {
     if (setUnder === epoch && (Number(ms) || 0) <= DEFERRED_TIMER_MS) deferred.add(id);
     return id;
   };
+  timers.setInterval = function setInterval(handler, ms, ...args) {
+    if (typeof handler !== 'function') return pageSetInterval.call(window, handler, ms, ...args);
+    const run = underEpoch(handler as (...a: unknown[]) => void, timerEpoch ?? epoch);
+    return pageSetInterval.call(window, run, ms, ...args);
+  };
+  timers.requestAnimationFrame = function requestAnimationFrame(run) {
+    if (typeof run !== 'function') return pageRequestAnimationFrame.call(window, run);
+    return pageRequestAnimationFrame.call(
+      window,
+      underEpoch(run as (...a: unknown[]) => void, timerEpoch ?? epoch),
+    );
+  };
   timers.clearTimeout = function clearTimeout(id) {
     if (id !== undefined) deferred.delete(id);
     pageClearTimeout.call(window, id);
   };
+}
+
+/**
+ * Watching starts as the script installs: at document start where the driver preloads it
+ * (page-script.ts), so a timer chain or a request the page began at load belongs to no action.
+ */
+export function watchActivity(): void {
+  watchRequests();
+  watchTimers();
 }
 
 /** The parts of the Navigation API read here (TypeScript's DOM lib does not declare it yet). */
@@ -167,8 +219,6 @@ export function mark(): void {
   submits = [];
   deferred.clear();
   if (observer) return;
-  watchRequests();
-  watchTimers();
   navigationApi?.addEventListener('navigate', (e) => onNavigate(e));
   navigationApi?.addEventListener('currententrychange', onEntryChange);
   window.addEventListener('submit', (e) => submits.push(e as SubmitEvent), true);
@@ -216,7 +266,7 @@ const FRAME_WAIT_LIMIT_MS = 30;
  */
 export async function activityAfterFrame(): Promise<ActivityMark> {
   await new Promise<void>((resolve) => {
-    requestAnimationFrame(() => ownSetTimeout(resolve, 0));
+    ownRequestAnimationFrame(() => ownSetTimeout(resolve, 0));
     ownSetTimeout(resolve, FRAME_WAIT_LIMIT_MS);
   });
   return activity();

@@ -1,6 +1,6 @@
 import type { Budget } from './budget.js';
 import type { TextMatcher } from './protocol.js';
-import { ownClearTimeout, ownSetTimeout } from './timers.js';
+import { ownClearTimeout, ownRequestAnimationFrame, ownSetTimeout } from './timers.js';
 
 export function normaliseSpace(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
@@ -151,7 +151,7 @@ export function nextFrame(): Promise<number> {
   return new Promise((resolve) => {
     const clock = () => Number(document.timeline.currentTime ?? performance.now());
     const timer = ownSetTimeout(() => resolve(clock()), 50);
-    requestAnimationFrame(() => {
+    ownRequestAnimationFrame(() => {
       ownClearTimeout(timer);
       ownSetTimeout(() => resolve(clock()), 0);
     });

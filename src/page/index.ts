@@ -3,7 +3,14 @@
  * `api.<fn>(…args)` in a frame; the api object is installed once per document.
  */
 import { locateActionable } from './act.js';
-import { activity, activityAfterFrame, checkpoint, documentId, mark } from './activity.js';
+import {
+  activity,
+  activityAfterFrame,
+  checkpoint,
+  documentId,
+  mark,
+  watchActivity,
+} from './activity.js';
 import { comboboxState } from './combobox.js';
 import { handleVisible, textVisible } from './conditions.js';
 import {
@@ -42,6 +49,8 @@ const framed = {
   outline: (...a: Parameters<typeof outline>) => withFrames(outline(...a)),
   textVisible: (text: string) => withFrames({ visible: textVisible(text) }),
 };
+
+watchActivity();
 
 export const api = {
   element: elementOf,

@@ -4,3 +4,6 @@
  */
 export const ownSetTimeout: (run: () => void, ms: number) => number = setTimeout.bind(globalThis);
 export const ownClearTimeout: (id: number) => void = clearTimeout.bind(globalThis);
+export const ownRequestAnimationFrame: (run: () => void) => number =
+  requestAnimationFrame.bind(globalThis);
+export const ownQueueMicrotask: (run: () => void) => void = queueMicrotask.bind(globalThis);

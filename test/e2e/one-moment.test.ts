@@ -98,6 +98,26 @@ describe('the answer describes one moment', () => {
     assert.ok(settleMs < SETTLE_RULES.deferredMs, `settle took ${settleMs} ms`);
   });
 
+  test("a page's own polls (an interval, an async sleep loop, an animation loop) hold no settle", async () => {
+    // Each sets short timers from a callback begun at load: none of them is the click's.
+    h.server.setContent(
+      '/busy-polls.html',
+      `<title>Polls</title>
+       <button onclick="this.dataset.pressed = 1">Help</button>
+       <script>
+         setInterval(() => setTimeout(() => {}, 100), 120);
+         const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+         (async () => { for (;;) { await sleep(150); await Promise.resolve(); } })();
+         requestAnimationFrame(function frame() { setTimeout(() => {}, 16); requestAnimationFrame(frame); });
+       </script>`,
+    );
+    await open('busy-polls.html');
+    const help = await h.op('click', { target: { role: 'button', name: 'Help' } });
+    assert.equal(help.body.ok, true, JSON.stringify(help.body.error));
+    const settleMs = await settleMsOf(help.body.action_id);
+    assert.ok(settleMs < SETTLE_RULES.deferredMs, `settle took ${settleMs} ms`);
+  });
+
   test('a route change by timer 700 ms after the click, with no request, shows the new route', async () => {
     h.server.setContent(
       '/timer-route.html',

@@ -36,6 +36,7 @@ before(async () => {
   );
   await page.goto('http://app.test/');
   await page.addScriptTag({ content: bundle });
+  await page.evaluate('__activity.watchActivity()');
 });
 after(() => browser?.close());
 
@@ -117,4 +118,18 @@ test('a form submission counts as a navigation as the click returns; a prevented
   assert.equal((await activity()).navigations, 0, 'a prevented submission stays');
   await page.click('#sent button', { noWaitAfter: true });
   assert.equal((await activity()).navigations, 1);
+});
+
+test("a short timer is the action's when its handler sets it, not when a poll begun before does", async () => {
+  await page.evaluate(`
+    setInterval(() => setTimeout(() => {}, 50), 60);
+    (async () => { for (;;) { await new Promise((r) => setTimeout(r, 40)); await null; } })();
+    requestAnimationFrame(function frame() { setTimeout(() => {}, 10); requestAnimationFrame(frame); });
+    document.querySelector('button').onclick = () => setTimeout(() => {}, 300);
+  `);
+  await page.evaluate('__activity.checkpoint()');
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal((await activity()).timersPending, 0, 'the polls set timers of their own');
+  await page.click('button');
+  assert.equal((await activity()).timersPending, 1);
 });

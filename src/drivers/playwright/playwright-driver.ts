@@ -1,3 +1,4 @@
+import { pagePreloadScript } from '../page-script.js';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Download } from 'playwright-core';
@@ -56,6 +57,7 @@ class PlaywrightSession implements BrowserSession {
 
   /** Adopts the tab a persistent profile opens with, or opens the first one. */
   async start(): Promise<void> {
+    await this.context.addInitScript({ content: pagePreloadScript });
     const first = this.context.pages()[0];
     if (!first) return void (await this.newTab());
     this.adopt(first);

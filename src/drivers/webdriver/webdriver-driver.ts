@@ -1,3 +1,4 @@
+import { pagePreloadScript } from '../page-script.js';
 import { readFileSync } from 'node:fs';
 import { OpError } from '../../core/errors.js';
 import type {
@@ -253,6 +254,11 @@ export class WebDriverSession implements BrowserSession, TabHost {
     refuseRequest?: OpenOptions['refuseRequest'];
     blockedHosts?: readonly string[];
   }): Promise<void> {
+    await this.bidi
+      .call('script.addPreloadScript', { functionDeclaration: `() => { ${pagePreloadScript} }` })
+      .catch((e) => {
+        throw fromWebDriver(e, 'Preparing the page script');
+      });
     if (options.refuseNavigation || options.blockedHosts?.length)
       this.guard = await NavigationGuard.start(this.bidi, {
         refuseNavigation: options.refuseNavigation,
