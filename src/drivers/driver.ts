@@ -21,6 +21,8 @@ export interface OpenOptions {
   version?: string;
   /** The HTTP caller's version (X-Version, `?version=`): under `version`, over SESSION_VERSION. */
   clientVersion?: string;
+  /** Who chose `browser` (settings.ts browserFrom); absent: the open's option. */
+  browserFrom?: 'server' | 'client' | 'option';
   headless: boolean;
   viewport: { width: number; height: number };
   /** Where this session's downloads land. */
@@ -314,6 +316,15 @@ export interface CapabilitiesReport {
   ignored: readonly string[];
   /** A Grid video asked for (`record`): its name, and whether the Grid's answer kept se:recordVideo. */
   video?: { name: string; accepted: boolean };
+}
+
+/** A local launch report's first entry: the browser, and who chose it (BROWSER, X-Browser, open). */
+export function browserEntry(options: OpenOptions): {
+  key: string;
+  value: unknown;
+  sources: ('server' | 'client' | 'option')[];
+} {
+  return { key: 'browser', value: options.browser, sources: [options.browserFrom ?? 'option'] };
 }
 
 /** A storage state (Playwright's JSON shape): what `open {storage_state}` starts a browser from. */

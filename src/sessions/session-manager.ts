@@ -574,6 +574,7 @@ export class SessionManager {
       browser: s.browser,
       version: s.version,
       clientVersion: s.clientVersion,
+      browserFrom: s.browserFrom,
       headless: s.headless,
       viewport: s.viewport,
       downloadsDir: dir,

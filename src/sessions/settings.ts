@@ -27,6 +27,11 @@ export const sessionSettingsSchema = z.object({
   scriptTimeoutMs: z.number().int().optional(),
   /** The HTTP caller's browser version (X-Version or `?version=`), a layer under `version`. */
   clientVersion: z.string().optional(),
+  /**
+   * Who chose `browser`: the server (BROWSER, when unset), the HTTP caller (X-Browser or
+   * `?browser=`), or an `open` naming one, which no caller layer overrides after.
+   */
+  browserFrom: z.enum(['server', 'client', 'option']).optional(),
   /** The caller's raw WebDriver capabilities, remembered whole (seed 004). */
   capabilities: z.record(z.string(), z.unknown()).optional(),
 });
@@ -49,6 +54,7 @@ export function defaultSettings(config: Config): SessionSettings {
   return {
     backend: config.gridUrl ? 'grid' : 'playwright',
     browser: config.browser,
+    browserFrom: 'server',
     headless: config.headless,
     viewport: { width: config.viewportWidth, height: config.viewportHeight },
     timeoutMs: config.timeoutMs,
@@ -138,6 +144,7 @@ export function applySettings(
     { browser, version, capabilities },
   );
   next.browser = choice.browser ?? current.browser;
+  if (browser !== undefined) next.browserFrom = 'option';
   delete next.version;
   delete next.capabilities;
   if (choice.version) next.version = choice.version;
@@ -146,6 +153,21 @@ export function applySettings(
     (k) => JSON.stringify(current[k]) !== JSON.stringify(next[k]),
   ).map(snake);
   return { settings: next, relaunch };
+}
+
+/**
+ * The HTTP caller's browser (X-Browser or `?browser=`), over the server's BROWSER and under a
+ * browser an `open` named. It waits for the session's next browser: a running one is not swapped
+ * under the caller.
+ */
+export function applyClientBrowser(
+  s: SessionSettings,
+  browser: SessionSettings['browser'],
+  browserOpen: boolean,
+): void {
+  if (s.browserFrom === 'option' || browserOpen) return;
+  s.browser = browser;
+  s.browserFrom = 'client';
 }
 
 const snake = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);

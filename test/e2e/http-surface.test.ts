@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError, loadConfig, type ConfigInput } from '../../src/config.js';
 import type { ActionResult } from '../../src/core/result.js';
+import type { BrowserRecord } from '../../src/sessions/browser-record.js';
+import { BACKEND } from '../helpers/backend.js';
 import { EXPECTED_OPS } from '../helpers/expected-ops.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 
@@ -108,6 +110,56 @@ describe('naming the session', () => {
     const sb = await json(await status(h, { 'x-session-key': 'iso-b' }));
     assert.deepEqual(tabUrls(sa), [`${h.server.PREFIX}/login.html`]);
     assert.deepEqual(tabUrls(sb), [`${h.server.PREFIX}/delete.html`]);
+  });
+});
+
+describe("the caller's browser (X-Browser, ?browser=)", () => {
+  /** The browser the session's launch report names, and who chose it. */
+  const launched = async (session: string) => {
+    const r = await h.request(`/admin/sessions/${session}`);
+    const { browser_record } = (await r.json()) as { browser_record?: BrowserRecord };
+    const sent = browser_record?.sent?.capabilities ?? [];
+    return sent.find((c) => c.key === 'browser' || c.key === 'browserName');
+  };
+  const goto = (session: string, headers: Record<string, string>, query = '') =>
+    h.request(`/browser/goto${query}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-session-key': session, ...headers },
+      body: JSON.stringify({ url: `${h.server.PREFIX}/index.html` }),
+    });
+
+  test('X-Browser opens that browser, with the client as its source', async () => {
+    // Locally the header switches to Firefox; the test Grid has Chrome nodes only.
+    const asked = BACKEND === 'grid' ? 'chrome' : 'firefox';
+    const r = await json(await goto('client-browser', { 'x-browser': asked }));
+    assert.equal(r.ok, true, JSON.stringify(r.error));
+    const entry = await launched('client-browser');
+    assert.equal(entry?.value, asked);
+    assert.deepEqual(entry?.sources, ['client']);
+    await h.op('close', {}, 'client-browser');
+  });
+
+  test("a browser open names beats ?browser=; one left out is the server's", async () => {
+    const named = await h.request('/browser/open?browser=firefox', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-session-key': 'open-browser' },
+      body: JSON.stringify({ browser: 'chromium' }),
+    });
+    assert.equal((await json(named)).ok, true);
+    assert.deepEqual((await launched('open-browser'))?.sources, ['option']);
+    assert.doesNotMatch(String((await launched('open-browser'))?.value), /firefox/);
+    await h.op('close', {}, 'open-browser');
+    await h.op('goto', { url: `${h.server.PREFIX}/index.html` }, 'server-browser');
+    assert.deepEqual((await launched('server-browser'))?.sources, ['server']);
+    await h.op('close', {}, 'server-browser');
+  });
+
+  test('an X-Browser SwiftBrowse does not know is refused, naming the browsers it opens', async () => {
+    const r = await goto('bad-browser', { 'x-browser': 'netscape' });
+    const body = await json(r);
+    assert.equal(r.status, 400);
+    assert.equal(body.error?.kind, 'invalid_argument');
+    assert.match(body.error!.message, /"netscape".*chromium, chrome, edge, firefox/);
   });
 });
 

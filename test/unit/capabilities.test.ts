@@ -76,6 +76,12 @@ describe('layers: what each source sets and may override', () => {
     assert.deepEqual(sourcesOf(build(), 'browserName'), ['option']);
   });
 
+  test("browserName's source is who chose the browser: BROWSER, X-Browser or open", () => {
+    assert.deepEqual(sourcesOf(build({ browserFrom: 'server' }), 'browserName'), ['server']);
+    assert.deepEqual(sourcesOf(build({ browserFrom: 'client' }), 'browserName'), ['client']);
+    assert.deepEqual(sourcesOf(build({ browserFrom: 'option' }), 'browserName'), ['option']);
+  });
+
   test('option: browserVersion from version, and never for latest or none', () => {
     assert.equal(build({ version: '152' }).capabilities.browserVersion, '152');
     assert.equal(build({ version: '152' }).version, '152');

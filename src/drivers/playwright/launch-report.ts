@@ -1,6 +1,6 @@
-import type { CapabilitiesReport, OpenOptions } from '../driver.js';
+import { browserEntry, type CapabilitiesReport, type OpenOptions } from '../driver.js';
 
-type Source = 'flow' | 'option' | 'config';
+type Source = 'flow' | 'server' | 'client' | 'option' | 'config';
 
 export interface LaunchInputs {
   executablePath: string;
@@ -21,6 +21,7 @@ export interface LaunchInputs {
 export function launchReport(inputs: LaunchInputs): CapabilitiesReport {
   const { options } = inputs;
   const sent: { key: string; value: unknown; sources: Source[] }[] = [
+    browserEntry(options),
     {
       key: 'executablePath',
       value: inputs.executablePath,

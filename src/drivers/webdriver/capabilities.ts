@@ -5,8 +5,8 @@ import { randomUUID } from 'node:crypto';
  *
  * Layers, lowest first: flow (what SwiftBrowse always sends), option (the named options), config
  * (SESSION_CAPABILITIES), raw (the caller's `capabilities` object, the escape hatch). The browser
- * version alone has two layers under the option: server (SESSION_VERSION), then client (the
- * HTTP caller's X-Version header or `?version=`).
+ * browser and its version have two layers under the option: server (BROWSER, SESSION_VERSION),
+ * then client (the HTTP caller's X-Browser and X-Version headers, or `?browser=` and `?version=`).
  */
 import { OpError } from '../../core/errors.js';
 import type { BrowserName } from '../driver.js';
@@ -32,6 +32,8 @@ export interface CapabilityInputs {
   version?: string;
   /** The HTTP caller's version (X-Version or `?version=`), under `version`. */
   clientVersion?: string;
+  /** Who chose `browser`: BROWSER (server), X-Browser (client) or `open` (option, the default). */
+  browserFrom?: 'server' | 'client' | 'option';
   /** SESSION_VERSION, under every other version layer. */
   serverVersion?: string;
   headless: boolean;
@@ -239,7 +241,7 @@ export function buildCapabilities(inputs: CapabilityInputs): BuiltCapabilities {
   set('se:downloadsEnabled', true, 'flow');
   set('se:swiftbrowseSession', inputs.session, 'flow');
   // option: the named options.
-  set('browserName', browser, 'option');
+  set('browserName', browser, inputs.browserFrom ?? 'option');
   const version = chooseVersion(inputs);
   if (version) set('browserVersion', version.value, version.source);
   set('acceptInsecureCerts', inputs.insecure, 'option');

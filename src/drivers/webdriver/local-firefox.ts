@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OpError } from '../../core/errors.js';
 import { within } from '../../core/within.js';
-import type { BrowserInfo, BrowserSession, Driver, OpenOptions } from '../driver.js';
+import {
+  browserEntry,
+  type BrowserInfo,
+  type BrowserSession,
+  type Driver,
+  type OpenOptions,
+} from '../driver.js';
 import { findFirefox } from '../find-browser.js';
 import { Bidi } from './bidi.js';
 import { FIREFOX_PREFS, firefoxOptionPrefs } from './capabilities.js';
@@ -310,6 +316,7 @@ function launchReport(
 ): SentCapabilities {
   const optionPrefs = firefoxOptionPrefs(options);
   const sent: SentCapabilities['sent'] = [
+    browserEntry(options),
     { key: 'executablePath', value: path, sources: [pathFromConfig ? 'config' : 'flow'] },
     { key: 'headless', value: options.headless, sources: ['option'] },
     {

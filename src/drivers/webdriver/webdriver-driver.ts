@@ -578,6 +578,7 @@ export class WebDriverDriver implements Driver {
       browser: options.browser,
       version: options.version,
       clientVersion: options.clientVersion,
+      browserFrom: options.browserFrom,
       serverVersion: this.settings.version,
       headless: options.headless,
       insecure: options.insecure ?? false,

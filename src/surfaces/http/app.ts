@@ -13,6 +13,7 @@ import { mountConsole } from './console.js';
 import { fileAdminRoutes, isSignedFileLink, signedFileRoutes } from './file-routes.js';
 import { flowRoutes } from './flows.js';
 import { checkBody, hostRefusal, hostRule } from './guards.js';
+import { applyClientLayer } from './client-layer.js';
 import { isOperatorPath, operatorGuard } from './operator.js';
 import { answerFor, detailOf } from '../answer.js';
 import { answer, callerName, failure } from './respond.js';
@@ -120,9 +121,7 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
       // The whole result is HTTP's contract; ?detail=compact asks for what a model reads.
       const detail = detailOf(c.req.query('detail'), 'full');
       const caller = await session(c);
-      const clientVersion = c.req.header('x-version') ?? c.req.query('version');
-      // The caller's layer of the version cascade: sent with the next browser this session opens.
-      if (clientVersion) caller.settings.clientVersion = clientVersion;
+      applyClientLayer(c, caller);
       const result = await runOp(rt, {
         op,
         args,

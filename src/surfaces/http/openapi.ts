@@ -7,6 +7,7 @@ import { actionResultSchema } from '../../core/result.js';
 import type { OpDefinition } from '../../ops/define.js';
 import { DETAILS } from '../../core/compact-answer.js';
 import { NAME } from '../../core/names.js';
+import { BROWSER_NAMES } from '../../drivers/driver.js';
 import {
   ERROR_STATUSES,
   json,
@@ -120,6 +121,19 @@ function components(): Json {
         description:
           'full (default): the whole ActionResult; compact: what a model acts on, leaving out what the caller already knows',
         schema: { type: 'string', enum: [...DETAILS], default: 'full' },
+      },
+      XBrowser: {
+        name: 'X-Browser',
+        in: 'header',
+        description:
+          "Browser this caller asks for, over the server's BROWSER and under a browser open names; used by the session's next browser",
+        schema: { type: 'string', enum: [...BROWSER_NAMES] },
+      },
+      browser: {
+        name: 'browser',
+        in: 'query',
+        description: 'Browser, as X-Browser',
+        schema: { type: 'string', enum: [...BROWSER_NAMES] },
       },
       XVersion: {
         name: 'X-Version',

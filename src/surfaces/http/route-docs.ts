@@ -192,6 +192,8 @@ export function opOperation(op: OpDefinition, id: string, tag: Tag, body = true)
     parameters: [
       ...SESSION_PARAMS,
       ref('parameters', 'detail'),
+      ref('parameters', 'XBrowser'),
+      ref('parameters', 'browser'),
       ref('parameters', 'XVersion'),
       ref('parameters', 'version'),
     ],
