@@ -360,6 +360,17 @@ export const SETTINGS = {
     schema: z.string().min(1).default('latest'),
     doc: 'Browser version every Grid session asks for unless a client or an open names one (latest: any the Grid has)',
   },
+  gridVideoUrl: {
+    env: 'GRID_VIDEO_URL',
+    schema: z
+      .string()
+      .regex(
+        /^https?:\/\/.*\{name\}/,
+        'expected an http(s) URL holding {name}, e.g. https://videos.internal/{name}',
+      )
+      .optional(),
+    doc: "Where the Grid's video recorder puts a recording, with {name} (the video's name) and {grid_session}: `record`'s evidence links there",
+  },
   gridQueueWaitMs: {
     env: 'GRID_QUEUE_WAIT_MS',
     schema: int(0, 3_600_000).default(0),

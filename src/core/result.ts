@@ -149,7 +149,11 @@ export const actionResultSchema = z
         z.object({
           kind: z.enum(['screenshot', 'pdf', 'download', 'video', 'state']),
           name: z.string(),
-          url: z.string().describe('Signed link to the file'),
+          url: z
+            .string()
+            .describe(
+              "Signed link to the file; a Grid video's is where the Grid's recorder puts it",
+            ),
           absolute_url: z.string().optional(),
         }),
       )

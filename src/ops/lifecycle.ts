@@ -2,12 +2,14 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { OpError } from '../core/errors.js';
+import type { Evidence } from '../core/result.js';
 import { checkName } from '../core/names.js';
 import { flag, jsonObject, looseEnum, millis, navigationUrl } from '../core/schema.js';
 import type { BoundValues } from '../core/redact.js';
 import { BROWSER_NAMES, type StorageState } from '../drivers/driver.js';
 import { keptFilesDir } from '../files/file-store.js';
 import { applySettings, loadTimeoutMs, settingsView } from '../sessions/settings.js';
+import type { Session } from '../sessions/session.js';
 import { defineOp } from './define.js';
 import { checkLoaded } from './navigate.js';
 import { listTabs } from './tabs.js';
@@ -116,13 +118,10 @@ export const open = defineOp({
       await tab.setViewport(settings.viewport.width, settings.viewport.height);
     if (url) checkLoaded(tab, url, await tab.goto(url, loadTimeoutMs(settings)));
     const caps = s.browser?.sentCapabilities?.();
-    if (caps?.video && opened)
-      ctx.notes.push(
-        caps.video.accepted
-          ? `record: the Grid accepted se:recordVideo for ${caps.video.name}; the video exists only if the Grid runs a recorder (docker-selenium's dynamic Grid or video container), which a standalone Grid accepts the capability without`
-          : `record: the Grid dropped se:recordVideo, so no video is made (asked for ${caps.video.name}); recording needs a Grid with a recorder such as docker-selenium's`,
-      );
+    const video = caps?.video && opened ? videoOf(caps.video, s, ctx.config.gridVideoUrl) : {};
+    if (video.note) ctx.notes.push(video.note);
     return {
+      evidence: video.evidence,
       data: {
         settings: settingsView(s.settings),
         running: s.browser?.running(),
@@ -133,6 +132,33 @@ export const open = defineOp({
     };
   },
 });
+
+/**
+ * What `record` made of a Grid browser: where its recording will be (GRID_VIDEO_URL, the
+ * operator's recorder storage) as evidence, or a note saying why there is none to link.
+ */
+function videoOf(
+  video: { name: string; accepted: boolean },
+  session: Session,
+  template: string | undefined,
+): { note?: string; evidence?: Evidence[] } {
+  if (!video.accepted)
+    return {
+      note: `record: the Grid dropped se:recordVideo, so no video is made (asked for ${video.name}); recording needs a Grid with a recorder such as docker-selenium's`,
+    };
+  const gridSession = session.browser?.gridSession?.()?.id ?? '';
+  if (!template)
+    return {
+      note: `record: the Grid accepted se:recordVideo for ${video.name}; the video exists only if the Grid runs a recorder (docker-selenium's dynamic Grid or video container), which a standalone Grid accepts the capability without. Set GRID_VIDEO_URL to link it`,
+    };
+  const url = template
+    .replaceAll('{name}', encodeURIComponent(video.name))
+    .replaceAll('{grid_session}', encodeURIComponent(gridSession));
+  return {
+    note: `record: the Grid accepted se:recordVideo; the recording of this browser will be at ${url} once the browser ends, if the Grid's recorder runs`,
+    evidence: [{ kind: 'video', name: video.name, url, absolute_url: url }],
+  };
+}
 
 export const close = defineOp({
   name: 'close',

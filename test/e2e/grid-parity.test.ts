@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
+import type { BrowserRecord } from '../../src/sessions/browser-record.js';
 import { BACKEND } from '../helpers/backend.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 
@@ -128,5 +129,27 @@ describe('what open applied (Grid)', { skip: BACKEND !== 'grid' }, () => {
     const second = await videoOf();
     assert.ok(first && second, `${first} ${second}`);
     assert.notEqual(first, second);
+  });
+
+  test("with GRID_VIDEO_URL, record's evidence links where the recorder puts the video", async () => {
+    const x = await startHarness({ gridVideoUrl: 'http://videos.test/{grid_session}/{name}' });
+    try {
+      const r = await x.op('open', { record: true }, 'rec');
+      assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
+      const [video] = r.body.evidence ?? [];
+      assert.equal(video?.kind, 'video', JSON.stringify(r.body));
+      assert.match(video.name, /^rec-[0-9a-f]{8}\.mp4$/);
+      const admin = await x.request('/admin/sessions/rec');
+      const { browser_record } = (await admin.json()) as { browser_record?: BrowserRecord };
+      const gridSession = browser_record?.ran?.grid_session_id;
+      assert.ok(gridSession, JSON.stringify(browser_record));
+      assert.equal(video.url, `http://videos.test/${gridSession}/${video.name}`);
+      assert.ok(
+        r.body.notes?.some((n) => n.includes(video.url)),
+        JSON.stringify(r.body.notes),
+      );
+    } finally {
+      await x.close();
+    }
   });
 });
