@@ -84,6 +84,8 @@ const ON_FIREFOX = new Set(
     'hit-test',
     'huge-pages',
     'interact',
+    'log-frames-secret',
+    'logs',
     'one-moment',
     'pages',
     'pointer',

@@ -4,7 +4,9 @@ import { fromWebDriver } from './errors.js';
 /**
  * Scales a PNG down to at most `maxWidth` CSS pixels and encodes it as a JPEG, inside the browser:
  * BiDi captures only at full size, and Node has no image codec here. It runs in a sandbox (an
- * isolated world), so the page neither sees it nor can tamper with the canvas it uses.
+ * isolated world), so the page neither sees it nor can tamper with the canvas it uses. The JPEG
+ * is read back by FileReader: Firefox's sandbox may not read the page's ArrayBuffer (Xrays), and a
+ * fetch of a data URL there obeys the page's CSP.
  */
 const SCALE_TO_JPEG = `async (png, maxWidth, quality) => {
   const bytes = Uint8Array.from(atob(png), (c) => c.charCodeAt(0));
@@ -16,10 +18,14 @@ const SCALE_TO_JPEG = `async (png, maxWidth, quality) => {
   ctx.imageSmoothingQuality = 'high';
   ctx.drawImage(bitmap, 0, 0, width, height);
   bitmap.close();
-  const jpeg = new Uint8Array(await (await canvas.convertToBlob({ type: 'image/jpeg', quality })).arrayBuffer());
-  let text = '';
-  for (let i = 0; i < jpeg.length; i += 0x8000) text += String.fromCharCode(...jpeg.subarray(i, i + 0x8000));
-  return btoa(text);
+  const jpeg = await canvas.convertToBlob({ type: 'image/jpeg', quality });
+  const dataUrl = await new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(reader.result);
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(jpeg);
+  });
+  return dataUrl.slice(dataUrl.indexOf(',') + 1);
 }`;
 
 interface CallResult {
