@@ -52,6 +52,9 @@ const REALM_GAP_MS = 300;
 /** How long after a navigation or a dialog a slow classic crash check is asked again. */
 const CRASH_BUSY_MS = 2000;
 
+/** Firefox's error for an exception it could not build details for (it had no stack). */
+const UNDESCRIBED_EXCEPTION = /Missing stack, unable to build exceptionDetails for exception: (.*)/;
+
 /** BiDi events this tab is told about (the session routes them by context). */
 export interface BidiRequest {
   request: {
@@ -447,6 +450,10 @@ export class WebDriverTab implements BrowserTab {
           'stale_element',
           'Running script in the page was interrupted: the page navigated or the frame was removed.',
         );
+      // Firefox with a preload script fails to describe a thrown error, but names it: the
+      // script's exception, as any other browser reports it.
+      const thrown = e instanceof BidiError ? UNDESCRIBED_EXCEPTION.exec(e.message) : null;
+      if (thrown) return { type: 'exception', exceptionDetails: { text: thrown[1] } };
       throw fromWebDriver(e, 'Running script in the page');
     }
   }
