@@ -356,7 +356,11 @@ describe('the operator console', () => {
       const entries = details.locator('li.capability');
       assert.ok((await entries.count()) > 0);
       for (const text of await entries.allInnerTexts())
-        assert.match(text, /\b(flow|option|config|raw)\b/, `a source pill on ${text}`);
+        assert.match(
+          text,
+          /\b(flow|server|client|option|config|raw)\b/,
+          `a source pill on ${text}`,
+        );
       const vendor = details.locator('details.vendor summary');
       if (await vendor.count())
         assert.match(await vendor.first().innerText(), /^args \d+ · prefs \d+/);
