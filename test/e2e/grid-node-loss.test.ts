@@ -1,0 +1,73 @@
+// A Grid node that dies under a session (its machine lost, its pod evicted): the hub keeps
+// listing it as up until its health check, and the browser's socket goes quiet.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { BrowserRecord } from '../../src/sessions/browser-record.js';
+import { DEADLINE_MARGIN_MS } from '../../src/ops/deadline.js';
+import { BACKEND } from '../helpers/backend.js';
+import { startHubWithNode, type HubWithNode } from '../helpers/grid.js';
+import { startHarness, type Harness } from '../helpers/harness.js';
+
+const skip = BACKEND !== 'grid';
+
+describe('a Grid node that dies under a session', () => {
+  let grid: HubWithNode;
+  let h: Harness;
+
+  before(async () => {
+    if (skip) return;
+    grid = await startHubWithNode();
+    // A cold node's first Chromium takes seconds to start; the open after the loss takes none.
+    h = await startHarness({ gridUrl: grid.url, gridQueueWaitMs: 20_000, timeoutMs: 5000 });
+  });
+  after(async () => {
+    if (skip) return;
+    await h.close();
+    await grid.stop();
+  });
+
+  test(
+    'an op in flight answers in its time that the node went away, and the next open says the Grid has no live node',
+    { skip },
+    async () => {
+      const opened = await h.op('goto', { url: `${h.server.PREFIX}/index.html` }, 'lost');
+      assert.equal(opened.body.ok, true, JSON.stringify(opened.body.error));
+      // An op waiting on the page when the node dies: its answer never comes over the socket.
+      const started = Date.now();
+      const inFlight = h.op(
+        'evaluate',
+        { script: 'new Promise((r) => setTimeout(() => r(1), 4000))' },
+        'lost',
+      );
+      await new Promise((r) => setTimeout(r, 500));
+      grid.killNode();
+      const next = await inFlight;
+      const took = Date.now() - started;
+      assert.equal(next.body.error?.kind, 'backend', JSON.stringify(next.body));
+      assert.ok(
+        took <= next.body.timing.timeout_ms + DEADLINE_MARGIN_MS,
+        `answered in ${took} ms, past its timeout of ${next.body.timing.timeout_ms} ms and the margin`,
+      );
+      assert.ok(
+        next.body.error!.message.includes(`node ${grid.nodeUri} went away`),
+        `names the lost node ${grid.nodeUri}: ${next.body.error!.message}`,
+      );
+
+      const record = (await (await h.request('/admin/sessions/lost')).json()) as {
+        browser_record?: BrowserRecord;
+      };
+      assert.equal(record.browser_record?.ran?.node, grid.nodeUri);
+      assert.equal(record.browser_record?.ended?.by, 'grid');
+      assert.equal(record.browser_record?.ended?.reason, 'node_lost');
+
+      const reopened = await h.op('goto', { url: `${h.server.PREFIX}/index.html` }, 'lost');
+      assert.equal(reopened.body.error?.kind, 'backend', JSON.stringify(reopened.body));
+      assert.doesNotMatch(reopened.body.error!.message, /check the browser, version/);
+      // The hub still lists the dead node as UP until its health check (120 s), then none.
+      assert.match(
+        reopened.body.error!.message,
+        new RegExp(`node ${grid.nodeUri}, which did not answer|has no (live )?node`),
+      );
+    },
+  );
+});
