@@ -16,7 +16,8 @@ describe('a Grid node that dies under a session', () => {
 
   before(async () => {
     if (skip) return;
-    grid = await startHubWithNode();
+    // A slot free after the two sessions: the Grid sends the next open to the dead node at once.
+    grid = await startHubWithNode(3);
     // A cold node's first Chromium takes seconds to start; the open after the loss takes none.
     h = await startHarness({ gridUrl: grid.url, gridQueueWaitMs: 20_000, timeoutMs: 5000 });
   });
@@ -27,11 +28,13 @@ describe('a Grid node that dies under a session', () => {
   });
 
   test(
-    'an op in flight answers in its time that the node went away, and the next open says the Grid has no live node',
+    'an op in flight and an idle session each answer in time that the node went away, and the next open says the Grid has no live node',
     { skip },
     async () => {
-      const opened = await h.op('goto', { url: `${h.server.PREFIX}/index.html` }, 'lost');
-      assert.equal(opened.body.ok, true, JSON.stringify(opened.body.error));
+      for (const session of ['lost', 'idle']) {
+        const opened = await h.op('goto', { url: `${h.server.PREFIX}/index.html` }, session);
+        assert.equal(opened.body.ok, true, JSON.stringify(opened.body.error));
+      }
       // An op waiting on the page when the node dies: its answer never comes over the socket.
       const started = Date.now();
       const inFlight = h.op(
@@ -52,6 +55,12 @@ describe('a Grid node that dies under a session', () => {
         next.body.error!.message.includes(`node ${grid.nodeUri} went away`),
         `names the lost node ${grid.nodeUri}: ${next.body.error!.message}`,
       );
+
+      // A session with no op in flight meets the closed socket on its next op.
+      const idle = await h.op('snapshot', {}, 'idle');
+      assert.equal(idle.body.error?.kind, 'backend', JSON.stringify(idle.body));
+      assert.ok(idle.body.error!.message.includes(`node ${grid.nodeUri} went away`));
+      assert.match(idle.body.error!.message, /opens a new browser on the last URL/);
 
       const record = (await (await h.request('/admin/sessions/lost')).json()) as {
         browser_record?: BrowserRecord;

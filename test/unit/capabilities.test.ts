@@ -399,6 +399,17 @@ describe('Grid errors (seed 004 rulings 12, 16, 24, 25)', () => {
     assert.doesNotMatch(e.message, /check the browser, version/);
   });
 
+  test('a queue timeout on a Grid whose UP nodes do not answer names them, not the capabilities', () => {
+    const silent: [string, string][] = [['http://10.0.0.7:5555', 'connect ECONNREFUSED']];
+    const e = fromNewSession(new QueueWaitExpired(20_000), build(), grid, status(), silent);
+    assert.equal(e.kind, 'backend');
+    assert.match(
+      e.message,
+      /lists one node as UP, but none answers: http:\/\/10\.0\.0\.7:5555 \(connect/,
+    );
+    assert.doesNotMatch(e.message, /check the browser, version/);
+  });
+
   test('a node that did not answer the Grid is named, and no capability is blamed', () => {
     const refused = notCreated(
       'Could not start a new session. Connection error (POST http://10.0.0.7:5555/se/grid/node/session) ',

@@ -1,5 +1,5 @@
 import type { BrowserLoss } from '../driver.js';
-import { gridStatus } from './grid-status.js';
+import { gridStatus, type GridStatus } from './grid-status.js';
 
 /** How long the Grid's /status may take when asked why a browser went away. */
 const ASK_GRID_MS = 1500;
@@ -7,12 +7,15 @@ const ASK_GRID_MS = 1500;
 /** How long a node's own /status may take: a live node answers it at once, busy or not. */
 const ASK_NODE_MS = 1000;
 
+/** Past this many live nodes a queue timeout is not for a dead node; the first ones are asked. */
+const MAX_NODES_ASKED = 8;
+
 /** The hub's words for a command whose node does not answer (Selenium 4.48's router). */
 export const NODE_UNREACHABLE =
   /Unable to execute request for an existing session|Connection error \((?:GET|POST|DELETE) /i;
 
 /** Why the node at `uri` does not answer its /status, or undefined when it does. */
-async function nodeSilence(uri: string): Promise<string | undefined> {
+export async function nodeSilence(uri: string): Promise<string | undefined> {
   try {
     await fetch(`${uri.replace(/\/+$/, '')}/status`, { signal: AbortSignal.timeout(ASK_NODE_MS) });
     return undefined;
@@ -43,4 +46,13 @@ export async function nodeLoss(
         ? 'the Grid still lists it as UP until its health check notices'
         : `the Grid lists it as ${listed.availability}`;
   return { reason: 'node_lost', node, detail: `it does not answer: ${silence}; ${seen}` };
+}
+
+/** The nodes the Grid lists as UP that do not answer their own /status, each with why. */
+export async function silentLiveNodes(grid: GridStatus): Promise<[uri: string, why: string][]> {
+  const live = grid.nodeStates.filter((n) => n.availability === 'UP').slice(0, MAX_NODES_ASKED);
+  const asked = await Promise.all(
+    live.map(async (n) => [n.uri, await nodeSilence(n.uri)] as const),
+  );
+  return asked.flatMap(([uri, why]) => (why === undefined ? [] : [[uri, why] as [string, string]]));
 }

@@ -15,9 +15,10 @@ import type {
 } from '../driver.js';
 import { Bidi } from './bidi.js';
 import { buildCapabilities, type BuiltCapabilities, type SentCapability } from './capabilities.js';
-import { fromNewSession, fromWebDriver, QueueWaitExpired } from './errors.js';
+import { fromNewSession, fromWebDriver, isQueueTimeout, QueueWaitExpired } from './errors.js';
 import { gridStatus, nodeOfSession } from './grid-status.js';
 import { NavigationGuard } from './navigation-guard.js';
+import { silentLiveNodes } from './node-loss.js';
 import { GridControl } from './grid-control.js';
 import { createSession, existingSession, type SeleniumDriver } from './selenium.js';
 import type { CrashVerdict, SessionControl } from './session-control.js';
@@ -621,7 +622,8 @@ export class WebDriverDriver implements Driver {
     } catch (e) {
       // What the Grid holds now tells a lost node from a caller's capabilities that match none.
       const grid = e instanceof OpError ? undefined : await gridStatus(this.gridUrl, 2000);
-      throw fromNewSession(e, built, this.gridUrl, grid);
+      const silent = grid && isQueueTimeout(e) ? await silentLiveNodes(grid) : [];
+      throw fromNewSession(e, built, this.gridUrl, grid, silent);
     } finally {
       clearInterval(progress);
     }
