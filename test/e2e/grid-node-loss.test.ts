@@ -33,7 +33,11 @@ describe('a Grid node that dies under a session', () => {
     async () => {
       for (const session of ['lost', 'idle']) {
         const opened = await h.op('goto', { url: `${h.server.PREFIX}/index.html` }, session);
-        assert.equal(opened.body.ok, true, JSON.stringify(opened.body.error));
+        assert.equal(
+          opened.body.ok,
+          true,
+          `${JSON.stringify(opened.body.error)}\n${grid.nodeLog()}`,
+        );
       }
       // An op waiting on the page when the node dies: its answer never comes over the socket.
       const started = Date.now();
@@ -61,6 +65,7 @@ describe('a Grid node that dies under a session', () => {
       assert.equal(idle.body.error?.kind, 'backend', JSON.stringify(idle.body));
       assert.ok(idle.body.error!.message.includes(`node ${grid.nodeUri} went away`));
       assert.match(idle.body.error!.message, /opens a new browser on the last URL/);
+      assert.ok(idle.body.timing.duration_ms <= idle.body.timing.timeout_ms + DEADLINE_MARGIN_MS);
 
       const record = (await (await h.request('/admin/sessions/lost')).json()) as {
         browser_record?: BrowserRecord;

@@ -50,7 +50,10 @@ export async function nodeLoss(
 
 /** The nodes the Grid lists as UP that do not answer their own /status, each with why. */
 export async function silentLiveNodes(grid: GridStatus): Promise<[uri: string, why: string][]> {
-  const live = grid.nodeStates.filter((n) => n.availability === 'UP').slice(0, MAX_NODES_ASKED);
+  // A node listed without a URI cannot be asked, so it is never counted as silent.
+  const live = grid.nodeStates
+    .filter((n) => n.availability === 'UP' && /^https?:\/\//.test(n.uri))
+    .slice(0, MAX_NODES_ASKED);
   const asked = await Promise.all(
     live.map(async (n) => [n.uri, await nodeSilence(n.uri)] as const),
   );
