@@ -85,3 +85,45 @@ describe('a Grid node that dies under a session', () => {
     },
   );
 });
+
+describe('a Grid node whose machine vanishes under a session', () => {
+  let grid: HubWithNode;
+  let h: Harness;
+
+  before(async () => {
+    if (skip) return;
+    grid = await startHubWithNode();
+    h = await startHarness({ gridUrl: grid.url, gridQueueWaitMs: 20_000, timeoutMs: 5000 });
+  });
+  after(async () => {
+    if (skip) return;
+    await h.close();
+    await grid.stop();
+  });
+
+  test(
+    'an op in flight answers in its time that the node went away, though nothing answers the hub',
+    { skip },
+    async () => {
+      const opened = await h.op('goto', { url: `${h.server.PREFIX}/index.html` }, 'vanished');
+      assert.equal(opened.body.ok, true, `${JSON.stringify(opened.body.error)}\n${grid.nodeLog()}`);
+      const started = Date.now();
+      const inFlight = h.op(
+        'evaluate',
+        { script: 'new Promise((r) => setTimeout(() => r(1), 4000))', timeout: 10_000 },
+        'vanished',
+      );
+      await new Promise((r) => setTimeout(r, 500));
+      // Stopped, not killed: its sockets stay open and nothing on them answers, as a lost machine.
+      grid.killNode('SIGSTOP');
+      const next = await inFlight;
+      const took = Date.now() - started;
+      assert.equal(next.body.error?.kind, 'backend', JSON.stringify(next.body));
+      assert.ok(took <= next.body.timing.timeout_ms + DEADLINE_MARGIN_MS, `answered in ${took} ms`);
+      assert.ok(
+        next.body.error!.message.includes(`node ${grid.nodeUri} went away`),
+        next.body.error!.message,
+      );
+    },
+  );
+});

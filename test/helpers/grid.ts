@@ -120,8 +120,11 @@ async function hubProcess(): Promise<{ hub: TestGrid; events: string[] }> {
 export interface HubWithNode extends TestGrid {
   /** The node's URI as the hub's /status lists it. */
   nodeUri: string;
-  /** SIGKILLs the node's whole process group (java, chromedriver, Chromium) at once. */
-  killNode(): void;
+  /**
+   * Signals the node's whole process group (java, chromedriver, Chromium) at once: SIGKILL as a
+   * node killed, SIGSTOP as a machine that vanished without closing its connections.
+   */
+  killNode(signal?: NodeJS.Signals): void;
   /** The last of the node's own log, for a failure's message. */
   nodeLog(): string;
 }
@@ -147,7 +150,7 @@ export async function startHubWithNode(maxSessions = 2): Promise<HubWithNode> {
   return {
     url: hub.url,
     nodeUri,
-    killNode: () => node.kill(),
+    killNode: (signal) => node.kill(signal),
     nodeLog: () => node.output(),
     async stop() {
       await node.stop();
@@ -163,7 +166,7 @@ async function runGrid(
   dir: string,
   needNode: boolean,
   detached = false,
-): Promise<TestGrid & { kill(): void; output(): string }> {
+): Promise<TestGrid & { kill(signal?: NodeJS.Signals): void; output(): string }> {
   const child = spawn('java', ['-jar', gridJar(), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached,
@@ -173,15 +176,16 @@ async function runGrid(
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   const url = `http://127.0.0.1:${port}`;
-  const kill = () => {
-    if (!detached) return void child.kill('SIGKILL');
+  const kill = (signal: NodeJS.Signals = 'SIGKILL') => {
+    if (!detached) return void child.kill(signal);
     try {
-      process.kill(-child.pid!, 'SIGKILL');
+      process.kill(-child.pid!, signal);
     } catch {
       // the group is gone already
     }
   };
-  process.once('exit', kill);
+  const killed = () => kill();
+  process.once('exit', killed);
   try {
     await waitReady(url, child, () => output, needNode);
   } catch (e) {
@@ -193,7 +197,7 @@ async function runGrid(
     kill,
     output: () => output,
     async stop() {
-      process.off('exit', kill);
+      process.off('exit', killed);
       if (detached) kill();
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r));

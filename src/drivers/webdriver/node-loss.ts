@@ -28,14 +28,19 @@ export async function nodeSilence(uri: string): Promise<string | undefined> {
 
 /**
  * Asks the Grid and the node a browser ran on why the browser went away: undefined when the node
- * still answers (the Grid reaped or ended the session itself) or no node was recorded.
+ * still answers (the Grid reaped or ended the session itself) or no node was recorded. `silent`
+ * is why the node did not answer a moment ago, when that was just asked.
  */
 export async function nodeLoss(
   gridUrl: string,
   node: string | undefined,
+  silent?: string,
 ): Promise<BrowserLoss | undefined> {
   if (!node) return undefined;
-  const [silence, grid] = await Promise.all([nodeSilence(node), gridStatus(gridUrl, ASK_GRID_MS)]);
+  const [silence, grid] = await Promise.all([
+    silent ?? nodeSilence(node),
+    gridStatus(gridUrl, ASK_GRID_MS),
+  ]);
   if (silence === undefined) return undefined;
   const listed = grid.nodeStates.find((n) => n.uri === node);
   const seen = !grid.reached
