@@ -333,6 +333,16 @@ export interface StorageState {
   origins: { origin: string; localStorage: { name: string; value: string }[] }[];
 }
 
+/** Why a browser went away that nobody here closed, as its backend found out by asking. */
+export interface BrowserLoss {
+  /** The Grid node that held it stopped answering (killed, its machine or pod lost). */
+  reason: 'node_lost';
+  /** The node's URI, as the Grid listed it. */
+  node: string;
+  /** What the node and the Grid say now: "it does not answer: …; the Grid still lists it as UP". */
+  detail: string;
+}
+
 /** One session's browser: an isolated context with its tabs. */
 export interface BrowserSession {
   tabs(): BrowserTab[];
@@ -363,6 +373,8 @@ export interface BrowserSession {
   close(): Promise<void>;
   /** True after close() and also when the browser died or was taken away. */
   isClosed(): boolean;
+  /** Once it is closed without close(): why, when the backend can ask (a Grid: its node). */
+  lossCause?(): Promise<BrowserLoss | undefined>;
 }
 
 export interface BrowserInfo {

@@ -127,7 +127,7 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
     await time('changes', () => readChanges(run));
     judge(run);
   } catch (e) {
-    fail(run, e);
+    await fail(run, e);
   }
   try {
     return await finish(run);

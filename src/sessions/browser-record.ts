@@ -38,7 +38,15 @@ const ranSchema = z.object({
   live_view: z.boolean(),
 });
 
-const endedSchema = z.object({ at: z.string(), by: z.enum(ENDED_BY) });
+/** Why, when who ended it can say more: the Grid node that held it (`ran.node`) went away. */
+export const ENDED_REASONS = ['node_lost'] as const;
+export type EndedReason = (typeof ENDED_REASONS)[number];
+
+const endedSchema = z.object({
+  at: z.string(),
+  by: z.enum(ENDED_BY),
+  reason: z.enum(ENDED_REASONS).optional(),
+});
 
 /**
  * The last browser of a session as the operator reads it after it is gone (issue #20): what was
@@ -109,7 +117,15 @@ export function openedRecord(
 }
 
 /** The record with its end written; a record that ended already keeps its first end. */
-export function endedRecord(record: BrowserRecord, by: EndedBy, now: number): BrowserRecord {
+export function endedRecord(
+  record: BrowserRecord,
+  by: EndedBy,
+  now: number,
+  reason?: EndedReason,
+): BrowserRecord {
   if (record.ended) return record;
-  return { ...record, ended: { at: new Date(now).toISOString(), by } };
+  return {
+    ...record,
+    ended: { at: new Date(now).toISOString(), by, ...(reason ? { reason } : {}) },
+  };
 }

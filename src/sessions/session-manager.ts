@@ -14,7 +14,13 @@ import {
   type UrlPolicy,
 } from '../core/url-policy.js';
 import { within } from '../core/within.js';
-import type { BrowserSession, BrowserTab, Driver, OpenOptions } from '../drivers/driver.js';
+import type {
+  BrowserLoss,
+  BrowserSession,
+  BrowserTab,
+  Driver,
+  OpenOptions,
+} from '../drivers/driver.js';
 import { keptFilesDir, sessionFilesDir } from '../files/file-store.js';
 import { endedRecord, openedRecord, type EndedBy } from './browser-record.js';
 import { Session } from './session.js';
@@ -45,6 +51,12 @@ const CLOSE_WAIT_MS = 5000;
 
 /** What an interrupt keeps of its wait for sending the stop itself, once the page is asked. */
 const STOP_MS = 300;
+
+/**
+ * How long an op that met a gone browser waits for its backend to say why (a Grid asked whether
+ * the node still answers) before answering without the cause.
+ */
+const LOSS_ASK_MS = 2000;
 
 /**
  * What freeing a session did to the op that held it (its deadline passed with the page stuck in
@@ -85,6 +97,8 @@ export class SessionManager {
   private readonly opening = new WeakMap<Session, { since?: number; spentMs: number }>();
   /** Sessions whose browser a close ended under a running op, before the close's turn came. */
   private readonly closedEarly = new WeakSet<Session>();
+  /** Why each browser that went away did, once its backend said. */
+  private readonly losses = new WeakMap<BrowserSession, BrowserLoss>();
   readonly policy: UrlPolicy;
   private readonly sweeper?: NodeJS.Timeout;
 
@@ -229,7 +243,10 @@ export class SessionManager {
   ): Promise<{ browser: BrowserSession; opened: boolean }> {
     if (session.browser && !session.browser.isClosed())
       return { browser: session.browser, opened: false };
-    if (session.browser) throw this.lost(session);
+    if (session.browser) {
+      await this.askWhyLost(session);
+      throw this.lost(session);
+    }
     const opening = this.opening.get(session) ?? { spentMs: 0 };
     this.opening.set(session, opening);
     opening.since = Date.now();
@@ -525,10 +542,23 @@ export class SessionManager {
       );
   }
 
+  /**
+   * Asks a browser that went away why (a Grid: whether its node still answers), within
+   * LOSS_ASK_MS, so `failure` and `lost` can say; a browser still running is not asked.
+   */
+  async askWhyLost(session: Session): Promise<void> {
+    const browser = session.browser;
+    if (!browser?.isClosed() || !browser.lossCause || this.losses.has(browser)) return;
+    const loss = await within(browser.lossCause(), LOSS_ASK_MS, undefined).catch(() => undefined);
+    if (loss) this.losses.set(browser, loss);
+  }
+
   /** Marks a dead browser lost and describes it as the one `backend` answer. */
   lost(session: Session): OpError {
     const by = lostBy(session);
-    this.dropBrowser(session, 'lost', by);
+    const loss = session.browser && this.losses.get(session.browser);
+    this.dropBrowser(session, 'lost', by, loss);
+    if (loss) return this.nodeLost(session, loss);
     // A Grid browser that is gone was ended by the Grid: reaped when idle, or its node went away.
     const died =
       by === 'grid'
@@ -540,15 +570,27 @@ export class SessionManager {
     );
   }
 
+  /** The answer for a browser whose Grid node went away: which node, what was lost, what next. */
+  private nodeLost(session: Session, loss: BrowserLoss): OpError {
+    const where = session.lastUrl ? ` while on ${session.lastUrl}` : '';
+    const next = session.lastUrl ? ` on the last URL ${session.lastUrl}` : '';
+    return new OpError(
+      'backend',
+      `The browser of session "${session.name}" was lost with its Grid node${where}: node ${loss.node} went away (${loss.detail}), and the browser with it; its tabs, cookies, logins and the page's state (form input, scroll) are gone. Send the next op as usual: it opens a new browser${next}; if the Grid has no live node, that open says so, and the operator must bring one back.`,
+      { details: { grid: loss.reason, node: loss.node } },
+    );
+  }
+
   /** The one way a session lets go of its browser: its state, and who ended it in its record. */
   private dropBrowser(
     session: Session,
     state: Session['browserState'],
     by: EndedBy,
+    loss?: BrowserLoss,
   ): BrowserSession | undefined {
     const browser = session.browser;
     if (browser && session.browserRecord)
-      session.browserRecord = endedRecord(session.browserRecord, by, Date.now());
+      session.browserRecord = endedRecord(session.browserRecord, by, Date.now(), loss?.reason);
     session.browser = undefined;
     session.activeTabId = undefined;
     session.pointer = undefined;

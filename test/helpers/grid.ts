@@ -49,13 +49,13 @@ function nodeConfig(maxSessions: number, browserVersion?: string): string {
 
 async function waitReady(
   url: string,
-  child: ChildProcess,
+  child: ChildProcess | undefined,
   log: () => string,
   needNode = true,
 ): Promise<void> {
   const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`The Grid exited: ${log()}`);
+    if (child && child.exitCode !== null) throw new Error(`The Grid exited: ${log()}`);
     try {
       const r = await fetch(`${url}/status`, { signal: AbortSignal.timeout(2000) });
       const body = (await r.json()) as { value?: { ready?: boolean } };
@@ -100,38 +100,92 @@ export async function startGrid(
 
 /** Starts a hub with no node, as an autoscaled Grid at idle or one that lost its only node. */
 export async function startHub(): Promise<TestGrid> {
+  return (await hubProcess()).hub;
+}
+
+async function hubProcess(): Promise<{ hub: TestGrid; events: string[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'swiftbrowse-hub-'));
   const [port, publish, subscribe] = [await freePort(), await freePort(), await freePort()];
-  const args = [
-    'hub',
-    '--host',
-    '127.0.0.1',
-    '--port',
-    String(port),
+  const events = [
     '--publish-events',
     `tcp://127.0.0.1:${publish}`,
     '--subscribe-events',
     `tcp://127.0.0.1:${subscribe}`,
   ];
-  return runGrid(args, port, dir, false);
+  const args = ['hub', '--host', '127.0.0.1', '--port', String(port), ...events];
+  return { hub: await runGrid(args, port, dir, false), events };
 }
 
+/** A hub with one Chromium node of its own process group, which a test can kill as a machine dies. */
+export interface HubWithNode extends TestGrid {
+  /** The node's URI as the hub's /status lists it. */
+  nodeUri: string;
+  /**
+   * Signals the node's whole process group (java, chromedriver, Chromium) at once: SIGKILL as a
+   * node killed, SIGSTOP as a machine that vanished without closing its connections.
+   */
+  killNode(signal?: NodeJS.Signals): void;
+  /** The last of the node's own log, for a failure's message. */
+  nodeLog(): string;
+}
+
+export async function startHubWithNode(maxSessions = 2): Promise<HubWithNode> {
+  const { hub, events } = await hubProcess();
+  const dir = mkdtempSync(join(tmpdir(), 'swiftbrowse-node-'));
+  const config = join(dir, 'node.toml');
+  writeFileSync(config, nodeConfig(maxSessions));
+  const port = await freePort();
+  const nodeUri = `http://127.0.0.1:${port}`;
+  // The node names the hub in each session's webSocketUrl; by default an address it guesses.
+  const args = ['node', '--host', '127.0.0.1', '--port', String(port), '--grid-url', hub.url];
+  args.push(...events);
+  const node = await runGrid([...args, '--config', config], port, dir, false, true);
+  try {
+    await waitReady(hub.url, undefined, () => `node ${nodeUri} did not register with the hub`);
+  } catch (e) {
+    await node.stop();
+    await hub.stop();
+    throw e;
+  }
+  return {
+    url: hub.url,
+    nodeUri,
+    killNode: (signal) => node.kill(signal),
+    nodeLog: () => node.output(),
+    async stop() {
+      await node.stop();
+      await hub.stop();
+    },
+  };
+}
+
+/** A Grid process; `detached` puts it in a process group of its own, which `kill` ends whole. */
 async function runGrid(
   args: string[],
   port: number,
   dir: string,
   needNode: boolean,
-): Promise<TestGrid> {
+  detached = false,
+): Promise<TestGrid & { kill(signal?: NodeJS.Signals): void; output(): string }> {
   const child = spawn('java', ['-jar', gridJar(), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached,
   });
   let output = '';
   const keep = (b: Buffer) => (output = (output + b.toString()).slice(-4000));
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   const url = `http://127.0.0.1:${port}`;
-  const kill = () => child.kill('SIGKILL');
-  process.once('exit', kill);
+  const kill = (signal: NodeJS.Signals = 'SIGKILL') => {
+    if (!detached) return void child.kill(signal);
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      // the group is gone already
+    }
+  };
+  const killed = () => kill();
+  process.once('exit', killed);
   try {
     await waitReady(url, child, () => output, needNode);
   } catch (e) {
@@ -140,8 +194,11 @@ async function runGrid(
   }
   return {
     url,
+    kill,
+    output: () => output,
     async stop() {
-      process.off('exit', kill);
+      process.off('exit', killed);
+      if (detached) kill();
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
         child.kill('SIGTERM');

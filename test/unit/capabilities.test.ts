@@ -368,6 +368,8 @@ describe('Grid errors (seed 004 rulings 12, 16, 24, 25)', () => {
     ready: true,
     message: '',
     nodes: 1,
+    liveNodes: 1,
+    nodeStates: [{ uri: 'http://10.0.0.7:5555', availability: 'UP' }],
     slots: 1,
     busy: 0,
     stereotypes: [{ browserName: 'chrome', browserVersion: '152.0.7000.1' }],
@@ -375,16 +377,54 @@ describe('Grid errors (seed 004 rulings 12, 16, 24, 25)', () => {
   });
 
   test('a queue timeout on a Grid with no node says so and does not blame the capabilities', () => {
-    const empty = status({ nodes: 0, slots: 0, stereotypes: [] });
+    const empty = status({ nodes: 0, liveNodes: 0, nodeStates: [], slots: 0, stereotypes: [] });
     for (const e of [notCreated(QUEUE_TIMEOUT_MESSAGES[0]), new QueueWaitExpired(3000)]) {
       const answer = fromNewSession(e, build({ version: '152' }), grid, empty);
       assert.equal(answer.kind, 'backend');
       assert.match(answer.message, /has no node at all/);
       assert.doesNotMatch(answer.message, /check the browser, version/);
     }
-    const unreachable = status({ reached: false, nodes: 0, slots: 0 });
+    const unreachable = status({
+      reached: false,
+      nodes: 0,
+      liveNodes: 0,
+      nodeStates: [],
+      slots: 0,
+    });
     const e = fromNewSession(new QueueWaitExpired(3000), build(), grid, unreachable);
     assert.match(e.message, /within 3 s \(GRID_QUEUE_WAIT_MS\).*browserName=chrome/);
+  });
+
+  test('a queue timeout on a Grid whose only node is DOWN says it has no live node', () => {
+    const down = status({
+      liveNodes: 0,
+      nodeStates: [{ uri: 'http://10.0.0.7:5555', availability: 'DOWN' }],
+    });
+    const e = fromNewSession(new QueueWaitExpired(3000), build({ version: '152' }), grid, down);
+    assert.match(e.message, /has no live node.*http:\/\/10\.0\.0\.7:5555 DOWN/);
+    assert.doesNotMatch(e.message, /check the browser, version/);
+  });
+
+  test('a queue timeout on a Grid whose UP nodes do not answer names them, not the capabilities', () => {
+    const silent: [string, string][] = [['http://10.0.0.7:5555', 'connect ECONNREFUSED']];
+    const e = fromNewSession(new QueueWaitExpired(20_000), build(), grid, status(), silent);
+    assert.equal(e.kind, 'backend');
+    assert.match(
+      e.message,
+      /lists one node as UP, but none answers: http:\/\/10\.0\.0\.7:5555 \(connect/,
+    );
+    assert.doesNotMatch(e.message, /check the browser, version/);
+  });
+
+  test('a node that did not answer the Grid is named, and no capability is blamed', () => {
+    const refused = notCreated(
+      'Could not start a new session. Connection error (POST http://10.0.0.7:5555/se/grid/node/session) ',
+    );
+    const e = fromNewSession(refused, build({ raw: { 'x:y': 1 } }), grid, status());
+    assert.equal(e.kind, 'backend');
+    assert.match(e.message, /node http:\/\/10\.0\.0\.7:5555, which did not answer/);
+    assert.match(e.message, /still lists it as UP.*no other live node/);
+    assert.doesNotMatch(e.message, /"x:y"/);
   });
 
   test('a refusal is not blamed on a version a node offers', () => {

@@ -30,9 +30,36 @@ const NO_DISPLAY = /Missing X server|\$DISPLAY|cannot open display|no DISPLAY/i;
 /** Chromedriver's words when the browser process ended as it started (a headed one: no display). */
 const BROWSER_EXITED = /Chrome instance exited|Chrome failed to start|DevToolsActivePort/i;
 
-/** The Grid answered /status and lists no node: nothing could match, whatever was asked. */
-function hasNoNode(grid: GridStatus | undefined): boolean {
-  return grid !== undefined && grid.reached && grid.nodes === 0;
+/** What the Grid's /status says of its nodes when none is UP: none at all, or each one's state. */
+function noLiveNode(grid: GridStatus, gridUrl: string): string {
+  if (grid.nodes === 0)
+    return `the Grid at ${gridUrl} has no node at all (its /status lists 0 nodes)`;
+  const listed = grid.nodeStates.map((n) => `${n.uri} ${n.availability}`).join(', ');
+  return `the Grid at ${gridUrl} has no live node (its /status lists ${listed}; none is UP)`;
+}
+
+/** The router's words when the node it sent a new session to did not answer (Selenium 4.48). */
+const NODE_DID_NOT_ANSWER =
+  /Connection error \(POST (https?:\/\/[^\s)]+?)\/se\/grid\/node\/session\)/;
+
+/**
+ * The Grid sent the browser to a node that is gone but still listed (it drops a dead node only
+ * at its health check, minutes later): no capabilities are at fault, and which nodes are live says
+ * whether trying again can help.
+ */
+function nodeDidNotAnswer(node: string, gridUrl: string, grid: GridStatus | undefined): OpError {
+  const state = grid?.nodeStates.find((n) => n.uri === node)?.availability;
+  const others = (grid?.liveNodes ?? 0) - (state === 'UP' ? 1 : 0);
+  const listed = state ? `the Grid still lists it as ${state}` : 'the Grid no longer lists it';
+  const next =
+    others > 0
+      ? `The Grid lists ${others} other live node${others === 1 ? '' : 's'}: open again, and it may start there.`
+      : `The Grid has no other live node, so no capabilities could match: try again in a few minutes (the Grid drops a dead node at its health check), or ask the operator to check the Grid's nodes at ${gridUrl}/ui.`;
+  return new OpError(
+    'backend',
+    `No live Grid node took this browser: the Grid at ${gridUrl} sent it to node ${node}, which did not answer (the node went away; ${listed}). ${next}`,
+    { details: { grid: 'node_unreachable', node } },
+  );
 }
 
 /** A node offers this browser at the version asked for, so the version is not why it refused. */
@@ -51,30 +78,50 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** The Grid's queue, or GRID_QUEUE_WAIT_MS, gave up before a node took the browser. */
+export function isQueueTimeout(error: unknown): boolean {
+  return (
+    error instanceof QueueWaitExpired ||
+    QUEUE_TIMEOUT_MESSAGES.some((m) => messageOf(error).includes(m))
+  );
+}
+
 /**
  * Whatever creating a Grid session threw, as an error a model can act on (seed 004 rulings 12, 16,
- * 24, 25); `grid` is the Grid's /status read after the failure, when it could be.
+ * 24, 25); `grid` is the Grid's /status read after the failure, when it could be, and `silent`
+ * its UP nodes that did not answer their own /status then.
  */
 export function fromNewSession(
   error: unknown,
   built: BuiltCapabilities,
   gridUrl: string,
   grid?: GridStatus,
+  silent: readonly [uri: string, why: string][] = [],
 ): OpError {
   if (error instanceof OpError) return error;
   const message = messageOf(error);
   const name = error instanceof Error ? error.name : '';
   const ownWait = error instanceof QueueWaitExpired;
-  if (ownWait || QUEUE_TIMEOUT_MESSAGES.some((m) => message.includes(m))) {
+  if (isQueueTimeout(error)) {
     const who = ownWait
       ? `within ${Math.round(error.waitMs / 1000)} s (GRID_QUEUE_WAIT_MS)`
       : 'before the Grid gave up waiting';
-    if (hasNoNode(grid))
+    // A Grid that answered and lists no node UP: nothing could match, whatever was asked.
+    if (grid?.reached && grid.liveNodes === 0)
       return new OpError(
         'backend',
-        `No Grid node took this browser ${who}: the Grid at ${gridUrl} has no node at all (its /status lists 0 nodes), so no capabilities could match. A node was lost, or an autoscaler has not started one yet; try again later, or ask the operator to check the Grid's nodes.`,
+        `No Grid node took this browser ${who}: ${noLiveNode(grid, gridUrl)}, so no capabilities could match. A node was lost, or an autoscaler has not started one yet; try again later, or ask the operator to check the Grid's nodes.`,
         { details: { grid: 'no_node' } },
       );
+    // A dead node the Grid still lists as UP holds its slots with the sessions it lost.
+    if (grid && grid.liveNodes > 0 && silent.length === grid.liveNodes) {
+      const named = silent.map(([uri, why]) => `${uri} (${why})`).join(', ');
+      return new OpError(
+        'backend',
+        `No Grid node took this browser ${who}: the Grid at ${gridUrl} lists ${grid.liveNodes === 1 ? 'one node' : `${grid.liveNodes} nodes`} as UP, but none answers: ${named}. The node went away and the Grid has not noticed yet (its health check drops a dead node within minutes), so it has no live node and no capabilities could match. Try again in a few minutes, or ask the operator to check the Grid's nodes at ${gridUrl}/ui.`,
+        { details: { grid: 'no_live_node', nodes: silent.map(([uri]) => uri) } },
+      );
+    }
     const asked = matchableCapabilities(built.capabilities).join(', ');
     return new OpError(
       'backend',
@@ -82,6 +129,8 @@ export function fromNewSession(
       { details: { grid: 'queue_timeout' } },
     );
   }
+  const unanswered = NODE_DID_NOT_ANSWER.exec(message);
+  if (unanswered) return nodeDidNotAnswer(unanswered[1], gridUrl, grid);
   const reason = firstLine(message);
   const gridSide = GRID_SIDE_MESSAGES.some((m) => message.includes(m));
   const refused =

@@ -6,7 +6,9 @@ import { OpError } from '../../core/errors.js';
 import { within } from '../../core/within.js';
 import type { FramePath } from '../driver.js';
 import { pageApiExpression } from '../page-script.js';
+import type { BrowserLoss } from '../driver.js';
 import { fromWebDriver } from './errors.js';
+import { NODE_UNREACHABLE, nodeLoss, nodeSilence } from './node-loss.js';
 import { gridCommand, remoteFileDetector, type SeleniumDriver } from './selenium.js';
 import type { CollectedDownloads, CrashVerdict, SessionControl } from './session-control.js';
 
@@ -18,18 +20,52 @@ const zip = require('selenium-webdriver/io/zip') as {
 /** How long classic WebDriver may take to say "tab crashed" (behind a script in flight it may not). */
 const CRASH_CONFIRM_MS = 1000;
 
+/** How long the liveness check waits on classic WebDriver before asking the node itself. */
+const CLASSIC_ANSWER_MS = 1000;
+
+/** Classic WebDriver's words for a session the Grid no longer holds. */
+const SESSION_GONE = /NoSuchSession|invalid session id|no such session|unable to find session/i;
+
 /** A Grid browser's classic WebDriver side: what BiDi lacks there. */
 export class GridControl implements SessionControl {
-  constructor(private readonly driver: SeleniumDriver) {}
+  /** Whether this machine can reach the node at all: only then does its silence mean it is gone. */
+  private readonly nodeReachable: Promise<boolean>;
+  /** Why the node did not answer when the liveness check asked it, so the loss need not ask again. */
+  private silence?: string;
 
-  alive(): Promise<boolean> {
-    return this.driver.getWindowHandle().then(
+  constructor(
+    private readonly driver: SeleniumDriver,
+    private readonly gridUrl: string,
+    /** The node the Grid listed the session on when it opened. */
+    private readonly node: string | undefined,
+  ) {
+    this.nodeReachable = node
+      ? nodeSilence(node).then((silence) => silence === undefined)
+      : Promise.resolve(false);
+  }
+
+  /**
+   * Gone when the Grid no longer holds the session or says its node does not answer, or when
+   * neither the Grid nor the node answers (a node whose machine vanished holds the hub's call).
+   */
+  async alive(): Promise<boolean> {
+    const asked = this.driver.getWindowHandle().then(
       () => true,
-      (e: Error) =>
-        !/NoSuchSession|invalid session id|no such session|unable to find session/i.test(
-          `${e.name} ${e.message}`,
-        ),
+      (e: Error) => {
+        const said = `${e.name} ${e.message}`;
+        return !SESSION_GONE.test(said) && !NODE_UNREACHABLE.test(said);
+      },
     );
+    const answer = await within(asked, CLASSIC_ANSWER_MS, 'unanswered' as const);
+    if (answer !== 'unanswered') return answer;
+    // A page stuck in script holds classic WebDriver too, but not its node's /status.
+    if (!this.node || !(await this.nodeReachable)) return asked;
+    this.silence = await nodeSilence(this.node);
+    return this.silence === undefined;
+  }
+
+  lossCause(): Promise<BrowserLoss | undefined> {
+    return nodeLoss(this.gridUrl, this.node, this.silence);
   }
 
   async pageCrashed(context: string): Promise<CrashVerdict> {

@@ -14,11 +14,20 @@ export interface GridStatus {
   /** The Grid's own words, or why it could not be asked. */
   message: string;
   nodes: number;
+  /** Nodes the Grid lists as UP; a DOWN or DRAINING node takes no new browser. */
+  liveNodes: number;
+  /** Each node the Grid lists, by URI, with its availability (UP, DOWN, DRAINING). */
+  nodeStates: GridNodeState[];
   slots: number;
   /** Slots running a session now. */
   busy: number;
   /** What the nodes offer, one entry per distinct browser and version. */
   stereotypes: GridStereotype[];
+}
+
+export interface GridNodeState {
+  uri: string;
+  availability: string;
 }
 
 interface StatusSlot {
@@ -58,11 +67,17 @@ export async function gridStatus(gridUrl: string, timeoutMs = 3000): Promise<Gri
           platformName: st.platformName,
         });
     }
+    const nodeStates = nodes.map((n) => ({
+      uri: n.uri ?? 'unknown',
+      availability: n.availability ?? 'unknown',
+    }));
     return {
       reached: true,
       ready: body.value?.ready === true,
       message: body.value?.message ?? '',
       nodes: nodes.length,
+      liveNodes: nodeStates.filter((n) => n.availability === 'UP').length,
+      nodeStates,
       slots: slots.length,
       busy: slots.filter((s) => s.session).length,
       stereotypes: [...seen.values()],
@@ -75,6 +90,8 @@ export async function gridStatus(gridUrl: string, timeoutMs = 3000): Promise<Gri
       ready: false,
       message: `cannot reach the Grid at ${gridUrl}: ${why}`,
       nodes: 0,
+      liveNodes: 0,
+      nodeStates: [],
       slots: 0,
       busy: 0,
       stereotypes: [],

@@ -1,4 +1,4 @@
-import type { FramePath } from '../driver.js';
+import type { BrowserLoss, FramePath } from '../driver.js';
 
 /** What a crash check says: classic WebDriver's "tab crashed", or no word in time. */
 export type CrashVerdict = 'crashed' | 'alive' | 'unanswered';
@@ -27,6 +27,8 @@ export interface SessionControl {
   ): Promise<void>;
   /** Brings finished downloads into `dir`; `have` names the files already brought. */
   collectDownloads(dir: string, have: ReadonlySet<string>): Promise<CollectedDownloads>;
+  /** Why the browser went away, asked once it did (a Grid: whether its node still answers). */
+  lossCause?(): Promise<BrowserLoss | undefined>;
   /** Ends the browser session (and a local browser's process). */
   end(): Promise<void>;
 }

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { OpError } from '../../core/errors.js';
 import type {
   BrowserInfo,
+  BrowserLoss,
   BrowserSession,
   BrowserTab,
   DownloadRecord,
@@ -14,9 +15,10 @@ import type {
 } from '../driver.js';
 import { Bidi } from './bidi.js';
 import { buildCapabilities, type BuiltCapabilities, type SentCapability } from './capabilities.js';
-import { fromNewSession, fromWebDriver, QueueWaitExpired } from './errors.js';
+import { fromNewSession, fromWebDriver, isQueueTimeout, QueueWaitExpired } from './errors.js';
 import { gridStatus, nodeOfSession } from './grid-status.js';
 import { NavigationGuard } from './navigation-guard.js';
+import { silentLiveNodes } from './node-loss.js';
 import { GridControl } from './grid-control.js';
 import { createSession, existingSession, type SeleniumDriver } from './selenium.js';
 import type { CrashVerdict, SessionControl } from './session-control.js';
@@ -90,6 +92,10 @@ export class WebDriverSession implements BrowserSession, TabHost {
   private readonly pendingDownloads = new Map<string, DownloadRecord>();
   private settling: Promise<void>[] = [];
   private guard?: NavigationGuard;
+  /** Set by close() and detach(): a socket closed after that is no loss. */
+  private lettingGo = false;
+  /** Why the browser went away, asked as its socket closed or its liveness said gone. */
+  private loss?: Promise<BrowserLoss | undefined>;
 
   constructor(
     private readonly control: SessionControl,
@@ -103,7 +109,10 @@ export class WebDriverSession implements BrowserSession, TabHost {
     /** False for a local Firefox: its session id is no Grid's. */
     private readonly onGrid = true,
   ) {
-    bidi.onClose(() => (this.closed = true));
+    bidi.onClose(() => {
+      this.closed = true;
+      if (!this.lettingGo) this.loss ??= this.control.lossCause?.().catch(() => undefined);
+    });
     bidi.setLiveness(() => control.alive());
     bidi.on<ContextCreated>('browsingContext.contextCreated', (e) => this.onCreated(e));
     bidi.on<{ context: string }>('browsingContext.contextDestroyed', (e) => {
@@ -469,7 +478,12 @@ export class WebDriverSession implements BrowserSession, TabHost {
     return got;
   }
 
+  lossCause(): Promise<BrowserLoss | undefined> {
+    return this.loss ?? Promise.resolve(undefined);
+  }
+
   async close(): Promise<void> {
+    this.lettingGo = true;
     if (this.closed && this.bidi.isClosed()) return;
     this.closed = true;
     await this.syncDownloads();
@@ -484,6 +498,7 @@ export class WebDriverSession implements BrowserSession, TabHost {
 
   /** Lets go of the browser without ending it: the Grid keeps it for a re-attach after a restart. */
   async detach(): Promise<void> {
+    this.lettingGo = true;
     await this.guard?.stop();
     await this.bidi.close();
   }
@@ -608,7 +623,8 @@ export class WebDriverDriver implements Driver {
     } catch (e) {
       // What the Grid holds now tells a lost node from a caller's capabilities that match none.
       const grid = e instanceof OpError ? undefined : await gridStatus(this.gridUrl, 2000);
-      throw fromNewSession(e, built, this.gridUrl, grid);
+      const silent = grid && isQueueTimeout(e) ? await silentLiveNodes(grid) : [];
+      throw fromNewSession(e, built, this.gridUrl, grid, silent);
     } finally {
       clearInterval(progress);
     }
@@ -638,7 +654,7 @@ export class WebDriverDriver implements Driver {
       const liveView = caps.get('se:vncEnabled') === true || typeof caps.get('se:vnc') === 'string';
       const { bidi } = await Bidi.connect(ws.replace('://localhost', '://127.0.0.1'));
       const session = new WebDriverSession(
-        new GridControl(driver),
+        new GridControl(driver, this.gridUrl, node),
         bidi,
         id,
         running,
@@ -735,7 +751,7 @@ export class WebDriverDriver implements Driver {
       return undefined; // reaped by the Grid, or ended
     }
     const session = new WebDriverSession(
-      new GridControl(driver),
+      new GridControl(driver, this.gridUrl, parsed.running.node),
       bidi,
       parsed.id,
       parsed.running,

@@ -229,6 +229,7 @@ export async function act(run: OpRun): Promise<void> {
       break;
     } catch (e) {
       // A browser ended or stopped under the op (close, interrupt, crash) ends it: no retry reopens one.
+      await run.rt.sessions.askWhyLost(session);
       const err = run.rt.sessions.failure(session) ?? toOpError(e);
       if (
         run.delivered ||
@@ -377,9 +378,10 @@ export function judge(run: OpRun): void {
 }
 
 /** The op failed: the browser's death said once, dialogs it dismissed noted. */
-export function fail(run: OpRun, e: unknown): void {
+export async function fail(run: OpRun, e: unknown): Promise<void> {
   const { rt, session, result } = run;
   // The browser died or the tab crashed under the op: say so once; the next op brings it back.
+  await rt.sessions.askWhyLost(session);
   result.failed(rt.sessions.failure(session) ?? toOpError(e));
   dialogNotes(session.activeTab() ?? run.tab, result.notes);
 }
