@@ -162,8 +162,7 @@ export function checkNavigation(tab: BrowserTab, before: Baseline): void {
   if (a.navigations <= before.navigations && a.lastNavigation === before.lastNavigation) return;
   const last = a.lastNavigation;
   if (!last || last === before.lastNavigation) {
-    if (tab.url().startsWith('chrome-error://'))
-      throw navigationError(tab.url(), 'the browser showed its error page');
+    if (tab.showsErrorPage()) throw navigationError(tab.url(), 'the browser showed its error page');
     return;
   }
   if (last.error) throw navigationError(last.url, last.error);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { BACKEND } from '../helpers/backend.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
+import { freePort } from '../helpers/ports.js';
 
 let h: Harness;
 
@@ -98,6 +99,72 @@ describe('page_load_timeout and script_timeout', () => {
     const r = await h.op('evaluate', { script: 'new Promise((r) => setTimeout(r, 3000))' }, 'st');
     assert.equal(r.body.error?.kind, 'timeout', JSON.stringify(r.body));
     assert.match(r.body.error!.message, /script_timeout/);
+  });
+});
+
+describe('back and forward', () => {
+  test('load the page again, with its status, as a fresh document', async () => {
+    h.server.setContent(
+      '/first.html',
+      '<title>First</title><script>window.loadId = Math.random()</script>',
+    );
+    h.server.setContent(
+      '/second.html',
+      '<title>Second</title><script>window.loadId = Math.random()</script>',
+    );
+    const loadId = async () => {
+      const r = await h.op('evaluate', { script: 'window.loadId' }, 'bf');
+      assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
+      return (r.body.data as { result: number }).result;
+    };
+    await h.op('goto', { url: `${h.server.PREFIX}/first.html` }, 'bf');
+    const first = await loadId();
+    await h.op('goto', { url: `${h.server.PREFIX}/second.html` }, 'bf');
+    const second = await loadId();
+    const back = await h.op('back', {}, 'bf');
+    assert.equal(back.body.ok, true, JSON.stringify(back.body.error));
+    assert.equal(back.body.page?.url, `${h.server.PREFIX}/first.html`);
+    assert.equal((back.body.data as { status?: number }).status, 200, JSON.stringify(back.body));
+    assert.notEqual(await loadId(), first, 'the page was loaded again, not restored from a cache');
+    const forward = await h.op('forward', {}, 'bf');
+    assert.equal(forward.body.ok, true, JSON.stringify(forward.body.error));
+    assert.equal(
+      (forward.body.data as { status?: number }).status,
+      200,
+      JSON.stringify(forward.body),
+    );
+    assert.notEqual(await loadId(), second);
+  });
+});
+
+describe('a load that fails', () => {
+  test('a refused connection leaves the tab at the URL asked for', async () => {
+    const url = `http://127.0.0.1:${await freePort()}/`;
+    const r = await h.op('goto', { url }, 'nf');
+    assert.equal(r.body.error?.kind, 'navigation_failed', JSON.stringify(r.body));
+    assert.equal(r.body.error?.details?.cause, 'ERR_CONNECTION_REFUSED');
+    assert.equal(r.body.page?.url, url);
+    const tabs = await h.op('tab_list', {}, 'nf');
+    const listed = (tabs.body.data as { tabs: { url: string }[] }).tabs;
+    assert.deepEqual(
+      listed.map((t) => t.url),
+      [url],
+    );
+  });
+
+  test('a navigation timeout says the same on every backend, and the tab shows the page it had', async () => {
+    await h.op('goto', { url: `${h.server.PREFIX}/popup.html` }, 'nt');
+    const r = await h.op('goto', { url: `${h.server.PREFIX}/slow.html`, timeout: 1500 }, 'nt');
+    assert.deepEqual(r.body.page, {
+      url: `${h.server.PREFIX}/popup.html`,
+      title: 'Popup page',
+      tab: 't1',
+    });
+    assert.equal(r.body.error?.kind, 'timeout', JSON.stringify(r.body));
+    assert.equal(
+      r.body.error?.message,
+      `Loading ${h.server.PREFIX}/slow.html timed out after 1500 ms: the page did not finish loading (a slow server or a heavy page). It may still load: read the page to see what the tab shows, or try again with a longer timeout.`,
+    );
   });
 });
 
