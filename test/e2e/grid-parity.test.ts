@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { BACKEND } from '../helpers/backend.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
-import { freePort } from '../helpers/ports.js';
 
 let h: Harness;
 
@@ -138,20 +137,6 @@ describe('back and forward', () => {
 });
 
 describe('a load that fails', () => {
-  test('a refused connection leaves the tab at the URL asked for', async () => {
-    const url = `http://127.0.0.1:${await freePort()}/`;
-    const r = await h.op('goto', { url }, 'nf');
-    assert.equal(r.body.error?.kind, 'navigation_failed', JSON.stringify(r.body));
-    assert.equal(r.body.error?.details?.cause, 'ERR_CONNECTION_REFUSED');
-    assert.equal(r.body.page?.url, url);
-    const tabs = await h.op('tab_list', {}, 'nf');
-    const listed = (tabs.body.data as { tabs: { url: string }[] }).tabs;
-    assert.deepEqual(
-      listed.map((t) => t.url),
-      [url],
-    );
-  });
-
   test('a navigation timeout says the same on every backend, and the tab shows the page it had', async () => {
     await h.op('goto', { url: `${h.server.PREFIX}/popup.html` }, 'nt');
     const r = await h.op('goto', { url: `${h.server.PREFIX}/slow.html`, timeout: 1500 }, 'nt');

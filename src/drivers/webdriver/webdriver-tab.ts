@@ -359,11 +359,12 @@ export class WebDriverTab implements BrowserTab {
   // --- BrowserTab -------------------------------------------------------------------------
 
   url(): string {
-    return this.currentUrl;
+    return firefoxFailedUrl(this.currentUrl) ?? this.currentUrl;
   }
 
   showsErrorPage(): boolean {
-    // BiDi reports an error page at the URL that failed: the last load's error says it is one.
+    if (firefoxFailedUrl(this.currentUrl) !== undefined) return true;
+    // Chromium's BiDi reports its error page at the URL that failed: the load's error says it is one.
     const last = this.record.lastNavigation;
     return last?.error !== undefined && last.url === this.currentUrl.split('#')[0];
   }
@@ -882,6 +883,14 @@ export class WebDriverTab implements BrowserTab {
   isClosed(): boolean {
     return this.closed || this.bidi.isClosed();
   }
+}
+
+/** Firefox's error pages stand for the URL that failed (`u`), as Chromium's does. */
+const FIREFOX_ERROR_PAGE = /^about:(?:neterror|certerror)\?/;
+
+function firefoxFailedUrl(url: string): string | undefined {
+  if (!FIREFOX_ERROR_PAGE.test(url)) return undefined;
+  return new URLSearchParams(url.slice(url.indexOf('?') + 1)).get('u') ?? undefined;
 }
 
 const LATE = Symbol('late');
