@@ -174,7 +174,7 @@ export function navigationError(url: string, cause: string): OpError {
   const advice = /NAME_NOT_RESOLVED/.test(cause)
     ? 'the host name does not resolve; check the URL'
     : /CONNECTION_REFUSED/.test(cause)
-      ? 'nothing is listening there; is the site running?'
+      ? 'nothing is listening there: check that the site is running'
       : /CERT|SSL/.test(cause)
         ? 'the certificate was refused'
         : /HTTP 4/.test(cause)

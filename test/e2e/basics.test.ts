@@ -16,6 +16,10 @@ describe('navigation and the ActionResult', () => {
     const r = await h.op('goto', { url }, 'refused');
     assert.equal(r.body.error?.kind, 'navigation_failed', JSON.stringify(r.body));
     assert.equal(r.body.error?.details?.cause, 'ERR_CONNECTION_REFUSED');
+    assert.equal(
+      r.body.error?.message,
+      `The page ${url} did not load (ERR_CONNECTION_REFUSED): nothing is listening there: check that the site is running.`,
+    );
     // Chromium's error page is chrome-error://chromewebdata/ over CDP, Firefox's about:neterror?…
     assert.equal(r.body.page?.url, url);
     const status = await h.op('status', {}, 'refused');
