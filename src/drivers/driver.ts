@@ -126,6 +126,18 @@ export class AwaitingServerError extends OpError {
 }
 
 /**
+ * A goto, reload, back or forward that did not reach DOMContentLoaded within its navigation
+ * timeout; every backend answers it in these words.
+ */
+export function navigationTimeout(doing: string, ms: number): OpError {
+  return new OpError(
+    'timeout',
+    `${doing} timed out after ${ms} ms: the page did not finish loading (a slow server or a heavy page). It may still load: read the page to see what the tab shows, or try again with a longer timeout.`,
+    { details: { timeout_ms: ms } },
+  );
+}
+
+/**
  * Every capture (screenshot, frame, PDF) applies this: a field a secret was typed into (marked
  * by the page script's markSecretField) is drawn without its text. Backends inject it for the
  * capture only.
@@ -227,7 +239,10 @@ export const PROBE_WAIT_MS = 300;
 
 export interface BrowserTab {
   readonly id: string;
+  /** The document's URL; on the browser's own error page, the URL that failed to load. */
   url(): string;
+  /** True while the tab shows the browser's error page for a load that failed. */
+  showsErrorPage(): boolean;
   /** The document's title, or the last one read when the page does not answer in TITLE_WAIT_MS. */
   title(): Promise<string>;
   goto(url: string, timeoutMs: number): Promise<NavigationOutcome>;

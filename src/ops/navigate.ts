@@ -16,8 +16,7 @@ export function checkLoaded(
   if (outcome.error) throw navigationError(url, outcome.error);
   if (outcome.status !== undefined && outcome.status >= 400)
     throw navigationError(url, `HTTP ${outcome.status}`);
-  if (tab.url().startsWith('chrome-error://'))
-    throw navigationError(url, 'the browser showed its error page');
+  if (tab.showsErrorPage()) throw navigationError(url, 'the browser showed its error page');
   return outcome.status !== undefined ? { status: outcome.status } : {};
 }
 

@@ -29,7 +29,7 @@ export const network = defineOp({
   name: 'network',
   readsPage: false,
   summary:
-    'List the active tab’s requests, oldest first: method, URL, status or failure, type, duration and size',
+    'List the active tab’s requests, oldest first: method, URL, status or failure, type, duration and body size',
   readOnly: true,
   args: z.strictObject({
     failures_only: flag()

@@ -162,8 +162,7 @@ export function checkNavigation(tab: BrowserTab, before: Baseline): void {
   if (a.navigations <= before.navigations && a.lastNavigation === before.lastNavigation) return;
   const last = a.lastNavigation;
   if (!last || last === before.lastNavigation) {
-    if (tab.url().startsWith('chrome-error://'))
-      throw navigationError(tab.url(), 'the browser showed its error page');
+    if (tab.showsErrorPage()) throw navigationError(tab.url(), 'the browser showed its error page');
     return;
   }
   if (last.error) throw navigationError(last.url, last.error);
@@ -175,7 +174,7 @@ export function navigationError(url: string, cause: string): OpError {
   const advice = /NAME_NOT_RESOLVED/.test(cause)
     ? 'the host name does not resolve; check the URL'
     : /CONNECTION_REFUSED/.test(cause)
-      ? 'nothing is listening there; is the site running?'
+      ? 'nothing is listening there: check that the site is running'
       : /CERT|SSL/.test(cause)
         ? 'the certificate was refused'
         : /HTTP 4/.test(cause)

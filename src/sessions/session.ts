@@ -82,9 +82,8 @@ export class Session {
     };
   }
 
-  /** Remembers the page an op left, to reopen on; an error page or a URL `storableUrl` refuses is not. */
+  /** Remembers the page an op left, to reopen on (never an error page); not a URL `storableUrl` refuses. */
   rememberUrl(url: string): void {
-    if (url.startsWith('chrome-error:')) return;
     const storable = this.storableUrl(url);
     if (storable !== undefined) this.lastUrl = storable;
   }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startHarness, type Harness } from '../helpers/harness.js';
+import { freePort } from '../helpers/ports.js';
 
 let h: Harness;
 before(async () => {
@@ -9,6 +10,27 @@ before(async () => {
 after(() => h.close());
 
 describe('navigation and the ActionResult', () => {
+  test('a refused connection leaves the tab at the URL asked for, not kept to reopen on', async () => {
+    await h.op('goto', { url: `${h.server.PREFIX}/login.html` }, 'refused');
+    const url = `http://127.0.0.1:${await freePort()}/`;
+    const r = await h.op('goto', { url }, 'refused');
+    assert.equal(r.body.error?.kind, 'navigation_failed', JSON.stringify(r.body));
+    assert.equal(r.body.error?.details?.cause, 'ERR_CONNECTION_REFUSED');
+    assert.equal(
+      r.body.error?.message,
+      `The page ${url} did not load (ERR_CONNECTION_REFUSED): nothing is listening there: check that the site is running.`,
+    );
+    // Chromium's error page is chrome-error://chromewebdata/ over CDP, Firefox's about:neterror?…
+    assert.equal(r.body.page?.url, url);
+    const status = await h.op('status', {}, 'refused');
+    const data = status.body.data as { tabs: { url: string }[]; last_url?: string };
+    assert.deepEqual(
+      data.tabs.map((t) => t.url),
+      [url],
+    );
+    assert.equal(data.last_url, `${h.server.PREFIX}/login.html`);
+  });
+
   test('goto answers with the page, a not_checked verification and an action id per session', async () => {
     const r = await h.op('goto', { url: `${h.server.PREFIX}/login.html` });
     assert.equal(r.status, 200);

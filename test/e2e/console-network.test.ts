@@ -88,6 +88,45 @@ describe('console', () => {
     assert.equal(regex.total, 1);
   });
 
+  test('a resource that failed to load is a console error, as Chromium words it', async () => {
+    const port = await freePort();
+    h.server.setContent(
+      '/broken.html',
+      `<img src="/nope.png"><script>console.error('own error');
+       Promise.allSettled([fetch('/missing.json'), fetch('http://127.0.0.1:${port}/x')])
+         .then(() => document.body.dataset.done = '1')</script>`,
+    );
+    await h.op('goto', { url: `${h.server.PREFIX}/broken.html` }, 'c5');
+    const wait = await h.op('wait_for', { js: "return document.body.dataset.done === '1'" }, 'c5');
+    // A 404 body nobody reads never completes: answered, it holds no settle (it held 5 s on BiDi).
+    assert.ok(wait.body.timing!.duration_ms < 3000, JSON.stringify(wait.body.timing));
+    const { entries } = await consoleOf({ levels: ['error'] }, 'c5');
+    const failed = (status: number) =>
+      `Failed to load resource: the server responded with a status of ${status} (Not Found)`;
+    const byUrl = (a: { url?: string }, b: { url?: string }) =>
+      (a.url ?? '').localeCompare(b.url ?? '');
+    assert.deepEqual(
+      entries
+        .filter((e) => e.text.startsWith('Failed to load resource'))
+        .map((e) => ({ ...e }))
+        .sort(byUrl),
+      [
+        { level: 'error', text: failed(404), url: `${h.server.PREFIX}/missing.json` },
+        { level: 'error', text: failed(404), url: `${h.server.PREFIX}/nope.png` },
+        {
+          level: 'error',
+          text: 'Failed to load resource: net::ERR_CONNECTION_REFUSED',
+          url: `http://127.0.0.1:${port}/x`,
+        },
+      ].sort(byUrl),
+      JSON.stringify(entries),
+    );
+    assert.ok(
+      entries.some((e) => e.text === 'own error'),
+      JSON.stringify(entries),
+    );
+  });
+
   test('limit keeps the newest; clear empties the buffer', async () => {
     h.server.setContent(
       '/many.html',
@@ -117,9 +156,11 @@ describe('console', () => {
   });
 });
 
+const APP_JS = `window.appLoaded = true; // ${'padding '.repeat(100)}`;
+
 describe('network', () => {
   before(() => {
-    h.server.setContent('/app.js', `window.appLoaded = true;`);
+    h.server.setContent('/app.js', APP_JS);
     h.server.setContent(
       '/fetches.html',
       `<p>Fetches</p><script src="/app.js"></script>
@@ -136,13 +177,46 @@ describe('network', () => {
     assert.equal(typeof page?.duration_ms, 'number');
     const script = all.requests.find((r) => r.url.endsWith('/app.js'));
     assert.equal(script?.status, 200);
-    assert.ok((script?.size ?? 0) > 0, 'the size of what arrived');
+    // The body's bytes, headers not counted (they are 180 and more): a chunked body may count
+    // its chunk framing.
+    const body = Buffer.byteLength(APP_JS);
+    assert.ok(
+      script?.size !== undefined && script.size >= body && script.size < body + 64,
+      `${body} bytes sent: ${JSON.stringify(script)}`,
+    );
     const failures = await networkOf({ failures_only: true }, 'n1');
     assert.deepEqual(
       failures.requests.map((r) => [r.method, r.url, r.status, r.type]),
       [['GET', `${h.server.PREFIX}/missing.json`, 404, 'fetch']],
     );
     assert.equal(failures.total, 1);
+  });
+
+  test('size is the body a Content-Length announced, on every backend', async () => {
+    const body = 'x'.repeat(5000);
+    h.server.setRoute('/sized.txt', (_req, res) => {
+      res.writeHead(200, {
+        'content-type': 'text/plain',
+        'content-length': String(body.length),
+        'cache-control': 'no-store',
+      });
+      res.end(body);
+    });
+    h.server.setContent(
+      '/sized.html',
+      `<script>fetch('/sized.txt').then((r) => r.text())</script>`,
+    );
+    await h.op('goto', { url: `${h.server.PREFIX}/sized.html` }, 'n4');
+    await h.op(
+      'wait_for',
+      { js: 'return performance.getEntriesByType("resource").length > 0' },
+      'n4',
+    );
+    const { requests } = await networkOf({ pattern: '/sized.txt' }, 'n4');
+    assert.deepEqual(
+      requests.map((r) => [r.status, r.size]),
+      [[200, 5000]],
+    );
   });
 
   test('a request to a closed port is listed with its failure text', async () => {

@@ -102,6 +102,58 @@ describe('page_load_timeout and script_timeout', () => {
   });
 });
 
+describe('back and forward', () => {
+  test('load the page again, with its status, as a fresh document', async () => {
+    h.server.setContent(
+      '/first.html',
+      '<title>First</title><script>window.loadId = Math.random()</script>',
+    );
+    h.server.setContent(
+      '/second.html',
+      '<title>Second</title><script>window.loadId = Math.random()</script>',
+    );
+    const loadId = async () => {
+      const r = await h.op('evaluate', { script: 'window.loadId' }, 'bf');
+      assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
+      return (r.body.data as { result: number }).result;
+    };
+    await h.op('goto', { url: `${h.server.PREFIX}/first.html` }, 'bf');
+    const first = await loadId();
+    await h.op('goto', { url: `${h.server.PREFIX}/second.html` }, 'bf');
+    const second = await loadId();
+    const back = await h.op('back', {}, 'bf');
+    assert.equal(back.body.ok, true, JSON.stringify(back.body.error));
+    assert.equal(back.body.page?.url, `${h.server.PREFIX}/first.html`);
+    assert.equal((back.body.data as { status?: number }).status, 200, JSON.stringify(back.body));
+    assert.notEqual(await loadId(), first, 'the page was loaded again, not restored from a cache');
+    const forward = await h.op('forward', {}, 'bf');
+    assert.equal(forward.body.ok, true, JSON.stringify(forward.body.error));
+    assert.equal(
+      (forward.body.data as { status?: number }).status,
+      200,
+      JSON.stringify(forward.body),
+    );
+    assert.notEqual(await loadId(), second);
+  });
+});
+
+describe('a load that fails', () => {
+  test('a navigation timeout says the same on every backend, and the tab shows the page it had', async () => {
+    await h.op('goto', { url: `${h.server.PREFIX}/popup.html` }, 'nt');
+    const r = await h.op('goto', { url: `${h.server.PREFIX}/slow.html`, timeout: 1500 }, 'nt');
+    assert.deepEqual(r.body.page, {
+      url: `${h.server.PREFIX}/popup.html`,
+      title: 'Popup page',
+      tab: 't1',
+    });
+    assert.equal(r.body.error?.kind, 'timeout', JSON.stringify(r.body));
+    assert.equal(
+      r.body.error?.message,
+      `Loading ${h.server.PREFIX}/slow.html timed out after 1500 ms: the page did not finish loading (a slow server or a heavy page). It may still load: read the page to see what the tab shows, or try again with a longer timeout.`,
+    );
+  });
+});
+
 describe('what open applied (Grid)', { skip: BACKEND !== 'grid' }, () => {
   test('open returns ignored as status does', async () => {
     const r = await h.op(

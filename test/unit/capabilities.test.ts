@@ -110,7 +110,12 @@ describe('layers: what each source sets and may override', () => {
 
   test('option: headless adds its vendor arg beside ours, with the option source', () => {
     const chrome = build().capabilities['goog:chromeOptions'] as { args: string[] };
-    assert.deepEqual(chrome.args, ['--no-sandbox', '--disable-dev-shm-usage', '--headless=new']);
+    assert.deepEqual(chrome.args, [
+      '--no-sandbox',
+      '--disable-dev-shm-usage',
+      '--disable-back-forward-cache',
+      '--headless=new',
+    ]);
     assert.deepEqual(sourcesOf(build(), 'goog:chromeOptions'), ['flow', 'option']);
     const firefox = build({ browser: 'firefox' }).capabilities['moz:firefoxOptions'] as {
       args: string[];
@@ -188,6 +193,7 @@ describe('vendor block merge', () => {
     assert.deepEqual(v.args, [
       '--no-sandbox',
       '--disable-dev-shm-usage',
+      '--disable-back-forward-cache',
       '--headless=new',
       '--lang=de',
       '--mute-audio',

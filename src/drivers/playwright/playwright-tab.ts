@@ -1,3 +1,4 @@
+import { errors } from 'playwright-core';
 import type {
   CDPSession,
   ConsoleMessage,
@@ -14,6 +15,7 @@ import {
   SECRET_FIELD_CSS,
   TITLE_WAIT_MS,
   frameScale,
+  navigationTimeout,
   type BrowserTab,
   type InterruptOutcome,
   type ConsoleEntry,
@@ -49,6 +51,8 @@ export class PlaywrightTab implements BrowserTab {
   private readonly requestEntries = new WeakMap<Request, NetworkEntry>();
   private cdp?: Promise<CDPSession>;
   private readonly captures = new OneAtATime();
+  /** The URL of the last main-frame load that failed: what Chromium's error page stands for. */
+  private failedUrl?: string;
 
   constructor(
     readonly id: string,
@@ -72,8 +76,10 @@ export class PlaywrightTab implements BrowserTab {
       const answered = this.requestEntries.get(r)?.status !== undefined;
       this.record.requestEnded(r);
       this.onRequestDone(r, r.failure()?.errorText ?? 'failed');
-      if (!answered && r.isNavigationRequest() && r.frame() === page.mainFrame())
+      if (!answered && r.isNavigationRequest() && r.frame() === page.mainFrame()) {
+        this.failedUrl = r.url();
         this.record.navigationFailed(r.url(), r.failure()?.errorText ?? 'failed');
+      }
     });
     page.on('response', (r) => {
       const req = r.request();
@@ -99,7 +105,12 @@ export class PlaywrightTab implements BrowserTab {
   }
 
   url(): string {
-    return this.page.url();
+    // The address bar, and BiDi, show the URL that failed; CDP names the error page's document.
+    return this.showsErrorPage() ? (this.failedUrl ?? this.page.url()) : this.page.url();
+  }
+
+  showsErrorPage(): boolean {
+    return this.page.url().startsWith('chrome-error://');
   }
 
   async title(): Promise<string> {
@@ -120,7 +131,7 @@ export class PlaywrightTab implements BrowserTab {
     // Ours queued behind a navigation held by its server goes on after it; not sent again then.
     const attempts = this.activity().awaitingServer ? 1 : GOTO_ATTEMPTS;
     const load = (ms: number) =>
-      this.navigation(`Loading ${url}`, () =>
+      this.navigation(`Loading ${url}`, timeoutMs, () =>
         this.page.goto(url, { timeout: ms, waitUntil: 'domcontentloaded' }),
       );
     for (let attempt = 0; ; attempt++) {
@@ -153,7 +164,7 @@ export class PlaywrightTab implements BrowserTab {
           if (moved && ours && ours.url !== earlier) return ours;
           if (!moved) continue;
         }
-        const outcome = await this.navigation(`Loading ${url}`, async () => {
+        const outcome = await this.navigation(`Loading ${url}`, timeoutMs, async () => {
           await this.page.waitForURL(away, { timeout: left(), waitUntil: 'domcontentloaded' });
           return null;
         });
@@ -164,40 +175,43 @@ export class PlaywrightTab implements BrowserTab {
   }
 
   async back(timeoutMs: number): Promise<NavigationOutcome | null> {
-    return this.historyStep('Going back', () =>
+    return this.historyStep('Going back', timeoutMs, () =>
       this.page.goBack({ timeout: timeoutMs, waitUntil: 'domcontentloaded' }),
     );
   }
 
   async forward(timeoutMs: number): Promise<NavigationOutcome | null> {
-    return this.historyStep('Going forward', () =>
+    return this.historyStep('Going forward', timeoutMs, () =>
       this.page.goForward({ timeout: timeoutMs, waitUntil: 'domcontentloaded' }),
     );
   }
 
   async reload(timeoutMs: number): Promise<NavigationOutcome> {
-    return this.navigation('Reloading', () =>
+    return this.navigation('Reloading', timeoutMs, () =>
       this.page.reload({ timeout: timeoutMs, waitUntil: 'domcontentloaded' }),
     );
   }
 
   private async historyStep(
     doing: string,
+    timeoutMs: number,
     go: () => ReturnType<Page['goBack']>,
   ): Promise<NavigationOutcome | null> {
     const before = this.record.navigations;
-    const outcome = await this.navigation(doing, go);
+    const outcome = await this.navigation(doing, timeoutMs, go);
     return this.record.navigations === before && outcome.status === undefined ? null : outcome;
   }
 
   private async navigation(
     doing: string,
+    timeoutMs: number,
     go: () => ReturnType<Page['goto']>,
   ): Promise<NavigationOutcome> {
     try {
       const response = await this.dialogs.navigation(go, () => this.page.evaluate(SILENCE_DIALOGS));
       return response ? { status: response.status() } : {};
     } catch (e) {
+      if (e instanceof errors.TimeoutError) throw navigationTimeout(doing, timeoutMs);
       const err = fromPlaywright(e, doing);
       if (err.kind === 'navigation_failed')
         return { error: String(err.details?.error ?? err.message) };
@@ -433,12 +447,16 @@ export class PlaywrightTab implements BrowserTab {
   private onConsole(m: ConsoleMessage): void {
     const level = CONSOLE_LEVEL[m.type()];
     if (!level) return;
-    const { url, lineNumber } = m.location();
+    const { url, lineNumber, columnNumber } = m.location();
+    // What Chromium logs itself (a failed load, CDP Log.entryAdded) has no arguments and names
+    // the resource, not a line of script: Playwright's 0:0 is no place in it.
+    const own = m.args().length === 0 && lineNumber === 0 && columnNumber === 0;
     this.record.console.push({
       level,
       text: clip(m.text()),
       source: 'console',
-      ...(url ? { url, line: lineNumber + 1 } : {}),
+      ...(url ? { url } : {}),
+      ...(url && !own ? { line: lineNumber + 1 } : {}),
       at: Date.now(),
     });
   }
@@ -469,11 +487,15 @@ export class PlaywrightTab implements BrowserTab {
     if (!entry) return;
     this.requestEntries.delete(r);
     if (failure) entry.failure = failure;
+    // A Content-Length (read at the response) is exact; the count otherwise holds chunk framing.
     // Playwright already holds the byte counts once the request finished: no browser round trip.
-    else
+    else if (entry.size === undefined)
       void r
         .sizes()
-        .then((sizes) => (entry.size = sizes.responseBodySize))
+        .then((sizes) => {
+          // Chromium's count less its header estimate comes out below zero for some error bodies.
+          if (sizes.responseBodySize >= 0) entry.size = sizes.responseBodySize;
+        })
         .catch(() => undefined);
     const { responseEnd } = r.timing();
     entry.duration_ms = Math.round(

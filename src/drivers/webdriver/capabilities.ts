@@ -110,7 +110,11 @@ export const FIREFOX_PREFS: Record<string, unknown> = {
   'browser.download.always_ask_before_handling_new_types': false,
   'browser.download.manager.showWhenStarting': false,
 };
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-dev-shm-usage'];
+/**
+ * Playwright launches Chromium with its back-forward cache off, so back and forward load the page
+ * again (a fresh document, an HTTP status): the Grid's browser is asked for the same.
+ */
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-dev-shm-usage', '--disable-back-forward-cache'];
 
 /** A headless flag in a vendor block's args belongs to the headless option. */
 const HEADLESS_ARG = /^--?headless(=.*)?$/;

@@ -156,6 +156,9 @@ export class WebDriverSession implements BrowserSession, TabHost {
     bidi.on<BidiRequest>('network.beforeRequestSent', (e) =>
       this.tabOf(e.context)?.onRequest(e, this.open.has(e.context ?? '')),
     );
+    bidi.on<BidiRequest>('network.responseStarted', (e) =>
+      this.tabOf(e.context)?.onResponseStarted(e),
+    );
     bidi.on<BidiRequest>('network.responseCompleted', (e) =>
       this.tabOf(e.context)?.onResponse(e, this.open.has(e.context ?? '')),
     );

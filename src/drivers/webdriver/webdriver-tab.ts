@@ -21,6 +21,7 @@ import {
   type TabActivity,
   SECRET_FIELD_CSS,
   frameScale,
+  navigationTimeout,
 } from '../driver.js';
 import { DialogGate, SILENCE_DIALOGS } from '../dialog-gate.js';
 import { pageState } from '../stuck-probe.js';
@@ -68,7 +69,16 @@ export interface BidiRequest {
   context: string | null;
   redirectCount?: number;
   timestamp?: number;
-  response?: { status: number; bytesReceived?: number; encodedDataLength?: number; url?: string };
+  response?: {
+    status: number;
+    statusText?: string;
+    bytesReceived?: number;
+    headersSize?: number | null;
+    bodySize?: number | null;
+    content?: { size?: number | null };
+    headers?: { name: string; value: { type: string; value: string } }[];
+    url?: string;
+  };
   errorText?: string;
 }
 interface LogEntry {
@@ -98,8 +108,8 @@ const BUTTONS: Record<MouseButton, number> = { left: 0, middle: 1, right: 2 };
 
 /** One top-level browsing context (a tab) of a WebDriver BiDi session. */
 export class WebDriverTab implements BrowserTab {
+  /** The URL of the document the tab shows: a navigation moves it once it commits, as on CDP. */
   private currentUrl = 'about:blank';
-  private committedUrl = 'about:blank';
   private lastTitle = '';
   private closed = false;
   private size: { width: number; height: number };
@@ -108,6 +118,8 @@ export class WebDriverTab implements BrowserTab {
   private pointerFrame?: { context: string; x: number; y: number };
   private readonly record = new TabRecord<string>();
   private readonly entries = new Map<string, NetworkEntry>();
+  /** Requests whose failed load is already in the console (headers said 404, then it ended). */
+  private readonly loggedFailures = new Set<string>();
   private readonly dialogs = new DialogGate();
   /** The main document's script realm; a crash destroys it and none follows. */
   private realm?: string;
@@ -139,7 +151,6 @@ export class WebDriverTab implements BrowserTab {
   // --- events, routed here by the session -------------------------------------------------
 
   onNavigated(url: string, committed: boolean): void {
-    this.currentUrl = url;
     if (committed) this.record.navigations++;
     // Heard before its request: until it commits, the page being left is not a quiet one.
     this.record.navigationSent(url);
@@ -147,13 +158,11 @@ export class WebDriverTab implements BrowserTab {
 
   onUrl(url: string): void {
     this.currentUrl = url;
-    this.committedUrl = url;
     this.record.navigationEnded(url);
   }
 
   /** A navigation that never committed (refused by the URL policy, aborted): the page stayed. */
   onNavigationFailed(url: string): void {
-    this.currentUrl = this.committedUrl;
     this.record.navigationEnded(url);
   }
 
@@ -173,6 +182,14 @@ export class WebDriverTab implements BrowserTab {
     this.record.network.push(entry);
   }
 
+  /** Headers arrived: the status is known, and a body nobody reads (it may never complete) holds no settle. */
+  onResponseStarted(e: BidiRequest): void {
+    this.record.requestEnded(e.request.request);
+    const entry = this.entries.get(e.request.request);
+    if (entry && e.response) entry.status = e.response.status;
+    this.logLoadFailure(e);
+  }
+
   onResponse(e: BidiRequest, topLevel: boolean): void {
     const id = e.request.request;
     this.record.requestEnded(id);
@@ -181,11 +198,40 @@ export class WebDriverTab implements BrowserTab {
     const status = e.response?.status;
     if (entry) {
       entry.status = status;
-      const size = e.response?.bytesReceived ?? e.response?.encodedDataLength;
-      if (typeof size === 'number' && size > 0) entry.size = size;
+      const size = bodySize(e.response);
+      if (size !== undefined) entry.size = size;
       entry.duration_ms = Math.max(0, Date.now() - entry.at);
     }
+    this.logLoadFailure(e);
+    this.loggedFailures.delete(id);
     if (topLevel && e.navigation) this.record.navigationAnswered(e.request.url, status);
+  }
+
+  /**
+   * Chromium logs a load that failed into the page's console (CDP Log.entryAdded, which the
+   * Playwright backend reads); BiDi's log.entryAdded carries only script's messages, so the same
+   * line is written here: an HTTP error for any request, a network error for all but a cancelled
+   * request or a main-frame document (that one becomes the error page).
+   */
+  private logLoadFailure(e: BidiRequest, failure?: string, mainDocument = false): void {
+    const id = e.request.request;
+    const status = e.response?.status;
+    let text: string;
+    if (failure !== undefined) {
+      if (/\bERR_ABORTED\b/.test(failure) || mainDocument) return;
+      text = `Failed to load resource: ${failure}`;
+    } else if (status !== undefined && status >= 400) {
+      text = `Failed to load resource: the server responded with a status of ${status} (${e.response?.statusText ?? ''})`;
+    } else return;
+    if (this.loggedFailures.has(id)) return;
+    this.loggedFailures.add(id);
+    this.record.console.push({
+      level: 'error',
+      text,
+      source: 'console',
+      url: e.request.url,
+      at: Date.now(),
+    });
   }
 
   onFetchError(e: BidiRequest, topLevel: boolean): void {
@@ -201,6 +247,8 @@ export class WebDriverTab implements BrowserTab {
       entry.failure = failure;
       entry.duration_ms = Math.max(0, Date.now() - entry.at);
     }
+    this.logLoadFailure(e, failure, topLevel && !!e.navigation);
+    this.loggedFailures.delete(id);
     if (topLevel && e.navigation) this.record.navigationFailed(e.request.url, failure);
   }
 
@@ -314,7 +362,14 @@ export class WebDriverTab implements BrowserTab {
   // --- BrowserTab -------------------------------------------------------------------------
 
   url(): string {
-    return this.currentUrl;
+    return firefoxFailedUrl(this.currentUrl) ?? this.currentUrl;
+  }
+
+  showsErrorPage(): boolean {
+    if (firefoxFailedUrl(this.currentUrl) !== undefined) return true;
+    // Chromium's BiDi reports its error page at the URL that failed: the load's error says it is one.
+    const last = this.record.lastNavigation;
+    return last?.error !== undefined && last.url === this.currentUrl.split('#')[0];
   }
 
   async title(): Promise<string> {
@@ -388,8 +443,7 @@ export class WebDriverTab implements BrowserTab {
       } catch (e) {
         if (!(e instanceof OpError) || e.kind === 'backend') throw e;
       }
-      if (Date.now() > deadline)
-        throw new OpError('timeout', `${doing} timed out waiting for the page.`);
+      if (Date.now() > deadline) throw navigationTimeout(doing, timeoutMs);
       await sleep(50);
     }
   }
@@ -838,11 +892,19 @@ export class WebDriverTab implements BrowserTab {
   }
 }
 
+/** Firefox's error pages stand for the URL that failed (`u`), as Chromium's does. */
+const FIREFOX_ERROR_PAGE = /^about:(?:neterror|certerror)\?/;
+
+function firefoxFailedUrl(url: string): string | undefined {
+  if (!FIREFOX_ERROR_PAGE.test(url)) return undefined;
+  return new URLSearchParams(url.slice(url.indexOf('?') + 1)).get('u') ?? undefined;
+}
+
 const LATE = Symbol('late');
 
 async function withTimeout<T>(work: Promise<T>, ms: number, doing: string): Promise<T> {
   const answer = await within(work, ms, LATE);
-  if (answer === LATE) throw new OpError('timeout', `${doing} timed out after ${ms} ms.`);
+  if (answer === LATE) throw navigationTimeout(doing, ms);
   return answer;
 }
 
@@ -885,6 +947,37 @@ function consoleLevel(method: string | undefined, level: string): ConsoleLevel {
       : level === 'debug'
         ? 'debug'
         : 'info';
+}
+
+/**
+ * Response body bytes as sent (compressed if the server compressed), Playwright's
+ * `responseBodySize`: the Content-Length when there is one, else the body's own size when nothing
+ * encoded it (Chromium says it in `content.size`, Firefox in `bodySize`; Chromium's `bodySize`
+ * counts the headers too), else what arrived less BiDi's count of the headers.
+ */
+function bodySize(response: BidiRequest['response']): number | undefined {
+  if (!response) return undefined;
+  const length = headerValue(response, 'content-length');
+  if (length !== undefined && /^\d+$/.test(length)) return Number(length);
+  const { bytesReceived, headersSize, bodySize: body } = response;
+  const own =
+    (response.content?.size ?? 0) > 0
+      ? response.content?.size
+      : typeof body === 'number' && typeof bytesReceived === 'number' && body < bytesReceived
+        ? body
+        : undefined;
+  if (own !== undefined && own !== null && headerValue(response, 'content-encoding') === undefined)
+    return own;
+  if (typeof bytesReceived !== 'number' || typeof headersSize !== 'number') return undefined;
+  return bytesReceived >= headersSize ? bytesReceived - headersSize : undefined;
+}
+
+function headerValue(
+  response: NonNullable<BidiRequest['response']>,
+  name: string,
+): string | undefined {
+  const header = response.headers?.find((h) => h.name.toLowerCase() === name);
+  return header?.value.type === 'string' ? header.value.value : undefined;
 }
 
 /** Fetch metadata's destination (what BiDi reports) onto the resource types Playwright names. */

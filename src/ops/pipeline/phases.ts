@@ -397,7 +397,7 @@ export async function finish(run: OpRun): Promise<ActionResult> {
   const screen = await failureEvidence(run, tab);
   const page =
     tab && !tab.isClosed() ? { url: tab.url(), title: await tab.title(), tab: tab.id } : undefined;
-  if (page) session.rememberUrl(page.url);
+  if (page && !tab?.showsErrorPage()) session.rememberUrl(page.url);
   const built = result.build({
     op: request.op,
     action_id: actionId,
