@@ -81,7 +81,6 @@ export const click = defineOp({
     );
     const popup = el.popup ?? (await callPage(tab, el.frame, 'opensNewTab', el.handle));
     const opened = ctx.events.openedTabs.length;
-    ctx.delivered();
     await clickAt(tab, ctx, el, {
       button: args.button,
       count: args.count,

@@ -47,7 +47,6 @@ export const drag = defineOp({
       enabled: true,
       hitTest: true,
     });
-    ctx.delivered();
     await arriveToPress(tab, ctx, source, false);
     await tab.mouseDown('left', 1);
     let data: Record<string, unknown>;

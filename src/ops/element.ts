@@ -453,7 +453,12 @@ function passedOrRefuse(
   throw new OpError(
     kind,
     `${describeTarget(found.target)} on ${tab.url()}: ${when ? `${when}, ${why} Nothing was clicked.` : why}`,
-    { details: { blocker: verdict.blocker, element: found.info.desc } },
+    {
+      details: { blocker: verdict.blocker, element: found.info.desc },
+      // At the pointer's arrival only an element still moving may come to rest: a layer the
+      // arrival opened stays open under the pointer, so a retry would only meet it again.
+      final: when !== undefined && verdict.blocker !== 'moving',
+    },
   );
 }
 

@@ -106,12 +106,16 @@ export interface PressContext {
   session: Session;
   elements: ElementContext;
   notes: string[];
+  /** Marks the op's input as reached the page: from here it is never tried again. */
+  delivered(): void;
 }
 
 /**
  * Moves the pointer onto the element (jump or glide) and refuses, pressing nothing, unless the
  * element still takes events at that point: what the arrival opened (a hover layer) would take
  * the press instead. Checked at the press only; what the press itself opens does not matter.
+ * The press is what cannot be taken back: an element that moved on under the pointer is looked
+ * for again while the op has time, as before any input.
  */
 export async function arriveToPress(
   tab: BrowserTab,
@@ -122,6 +126,7 @@ export async function arriveToPress(
   await movePointer(tab, ctx.session, el.point, { glide, notes: ctx.notes });
   const when = glide ? 'after the pointer glided there' : 'once the pointer arrived there';
   await receivesPressOrRefuse(tab, ctx.elements, el, when);
+  ctx.delivered();
 }
 
 /** A full click on the element: arrive at its point, then press and release `count` times. */

@@ -83,6 +83,21 @@ describe('click', () => {
     assert.match(moving.body.error!.message, /still moving/);
   });
 
+  test('a button that jumps away as the pointer arrives is clicked where it comes to rest', async () => {
+    // Nothing was pressed when it left the pointer: the click looks for it again, as before any input.
+    h.server.setContent(
+      '/shy.html',
+      `<button id=shy
+         onmouseenter="if (!this.dataset.moved) { this.dataset.moved = 1; this.style.transform = 'translateX(160px)'; }"
+         onclick="window.clicks = (window.clicks ?? 0) + 1; window.clickedAt = this.getBoundingClientRect().x">Shy</button>`,
+    );
+    await open('shy.html');
+    const r = await h.op('click', { target: { role: 'button', name: 'Shy' } });
+    assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
+    assert.equal(await pageValue(h, 'window.clicks'), 1);
+    assert.ok(((await pageValue(h, 'window.clickedAt')) as number) > 150, 'clicked at rest');
+  });
+
   test('an element in a hover-only menu is not_actionable, naming the hidden ancestor and the hover trigger', async () => {
     await open('hover-menu.html');
     const r = await h.op('click', { target: { role: 'link', name: 'Tickets' }, timeout: 400 });
