@@ -34,6 +34,8 @@ export interface SettleObservation {
     awaitingServer?: string;
   };
   page: PageMark | Unreadable;
+  /** The document the action started on; null when it could not be read (a navigation waited). */
+  documentBefore: string | null;
   /** What earlier looks of this settle saw: once a load or a mutation is seen, it stays seen. */
   earlier: Seen;
 }
@@ -88,6 +90,7 @@ export type SettleRule =
   | 'page_unreadable'
   | 'navigation_unheard'
   | 'requests_in_flight'
+  | 'document_parsing'
   | 'dom_changing'
   | 'timer_pending';
 
@@ -131,17 +134,73 @@ export function decide(o: SettleObservation, rules: SettleRules): SettleDecision
         ? 'navigation_unheard'
         : o.driver.requestsInFlight > 0 || page.requestsOpen > 0
           ? 'requests_in_flight'
-          : page.sinceLastMutationMs < quietMs
-            ? 'dom_changing'
-            : deferred
-              ? 'timer_pending'
-              : undefined;
+          : // The action's new document, its body still arriving: a pause in it is not quiet.
+            page.parsing && page.documentId !== o.documentBefore
+            ? 'document_parsing'
+            : page.sinceLastMutationMs < quietMs
+              ? 'dom_changing'
+              : deferred
+                ? 'timer_pending'
+                : undefined;
   if (!holding) return stop('quiet');
   if (o.elapsedMs >= rules.timeoutMs) return { kind: 'still_loading', rule: 'deadline', seen };
   // Quiet is due sooner than the next poll: look again just then.
   const dueMs =
     holding === 'dom_changing' && page ? quietMs - page.sinceLastMutationMs + 2 : rules.pollMs;
   return { kind: 'wait', ms: Math.min(rules.pollMs, Math.max(dueMs, 2)), rule: holding, seen };
+}
+
+/**
+ * One look before an op reads or acts on the page (settle.ts untilReadable): is a navigation
+ * still waiting for its server, and is the document it brought parsed yet. Firefox shows the new
+ * document, empty and still loading, before it tells of the commit; Chromium shows a slow body's
+ * first part. Either read would answer for a page that is not there yet.
+ */
+export interface ReadObservation {
+  /** Since the op began waiting. */
+  elapsedMs: number;
+  document: 'awaiting_server' | 'parsing' | 'parsed' | 'unreadable';
+}
+
+export interface ReadRules {
+  pollMs: number;
+  /** The op's own time: a server that has not answered by then is the op's timeout. */
+  opLeftMs: number;
+  /** How long a document still being parsed is waited for (the settle budget within the op's time). */
+  parseMs: number;
+}
+
+export type ReadRule =
+  | 'parsed'
+  | 'awaiting_server'
+  | 'server_deadline'
+  | 'document_parsing'
+  | 'parse_deadline'
+  | 'page_unreadable';
+
+export type ReadDecision = (
+  { kind: 'read'; stillLoading?: true } | { kind: 'wait'; ms: number } | { kind: 'timeout' }
+) & { rule: ReadRule };
+
+export function decideRead(o: ReadObservation, rules: ReadRules): ReadDecision {
+  const waitWithin = (limitMs: number) =>
+    Math.min(rules.pollMs, Math.max(limitMs - o.elapsedMs, 1));
+  switch (o.document) {
+    case 'parsed':
+      return { kind: 'read', rule: 'parsed' };
+    // The op's own read then says what failed; waiting would not change it.
+    case 'unreadable':
+      return { kind: 'read', rule: 'page_unreadable' };
+    case 'awaiting_server':
+      return o.elapsedMs >= rules.opLeftMs
+        ? { kind: 'timeout', rule: 'server_deadline' }
+        : { kind: 'wait', ms: waitWithin(rules.opLeftMs), rule: 'awaiting_server' };
+    case 'parsing':
+      // A stream that never ends is read as it stands, and said to be loading.
+      return o.elapsedMs >= rules.parseMs
+        ? { kind: 'read', stillLoading: true, rule: 'parse_deadline' }
+        : { kind: 'wait', ms: waitWithin(rules.parseMs), rule: 'document_parsing' };
+  }
 }
 
 /** What the settle saw, for its notes. */

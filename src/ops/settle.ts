@@ -4,8 +4,10 @@ import { callPage } from '../drivers/page-script.js';
 import {
   SETTLE_RULES,
   decide,
+  decideRead,
   settleNotes,
   type PageMark,
+  type ReadObservation,
   type Seen,
   type SettleObservation,
   type Unreadable,
@@ -81,6 +83,7 @@ async function observe(
       awaitingServer: a.navigationsSent > before.navigationsSent ? a.awaitingServer : undefined,
     },
     page,
+    documentBefore: before.documentId,
     earlier,
   };
 }
@@ -137,22 +140,67 @@ export async function settle(
   }
 }
 
+/** Main-frame navigations a tab's driver heard, sent or committed: a new count may be a new document. */
+const navigationCount = (tab: BrowserTab) => {
+  const a = tab.activity();
+  return a.navigations + a.navigationsSent;
+};
+
 /**
- * Waits, within the op's time, until a page whose navigation is waiting for its server takes
- * commands again. The driver knows: a page call fails at once with AwaitingServerError until the
- * server answers, so this asks again on every poll without anything reaching the page.
+ * Per tab, the navigation count its document was last looked at for: parsed, nothing to ask
+ * until the next navigation; still loading when a read gave up on it (since then), asked once
+ * per read and not waited for again.
  */
-export async function untilPageAnswers(tab: BrowserTab, deadline: number): Promise<void> {
-  while (tab.activity().awaitingServer) {
-    try {
-      await tab.evaluate([], '0');
-      return;
-    } catch (e) {
-      // Any other failure (the document was replaced as it answered) is not a wait for a server.
-      if (!(e instanceof AwaitingServerError)) return;
-      if (Date.now() >= deadline) throw e;
+const lastLooked = new WeakMap<BrowserTab, { count: number; parsed: boolean; since: number }>();
+
+async function documentState(tab: BrowserTab): Promise<ReadObservation['document']> {
+  try {
+    return (await tab.evaluate([], 'document.readyState')) === 'loading' ? 'parsing' : 'parsed';
+  } catch (e) {
+    return e instanceof AwaitingServerError ? 'awaiting_server' : 'unreadable';
+  }
+}
+
+/**
+ * Waits until the page can be read for what it is (settle-table.ts decideRead): a navigation
+ * waiting for its server is waited for within the op's time (the driver fails a page call to it
+ * at once, so nothing reaches the page), a document still being parsed within `parseMs`, then
+ * read as it stands with a `still_loading` note. A page nothing navigated since its last look
+ * found it parsed costs no call.
+ */
+export async function untilReadable(
+  tab: BrowserTab,
+  limits: { deadline: number; parseMs: number },
+  notes: { noteOnce(...notes: string[]): void },
+): Promise<void> {
+  const started = Date.now();
+  const count = navigationCount(tab);
+  const last = lastLooked.get(tab);
+  const seen = last?.count === count ? last : undefined;
+  if (seen?.parsed && !tab.activity().awaitingServer) return;
+  const opLeftMs = limits.deadline - started;
+  // A document a read already gave up on is asked once, not waited for again.
+  const rules = {
+    pollMs: SETTLE_RULES.pollMs,
+    opLeftMs,
+    parseMs: seen ? 0 : limits.parseMs,
+  };
+  for (;;) {
+    const d = decideRead(
+      { elapsedMs: Date.now() - started, document: await documentState(tab) },
+      rules,
+    );
+    if (d.kind === 'wait') {
+      await sleep(d.ms);
+      continue;
     }
-    await sleep(Math.min(SETTLE_RULES.pollMs, Math.max(deadline - Date.now(), 1)));
+    if (d.kind === 'timeout')
+      throw new AwaitingServerError(tab.activity().awaitingServer ?? tab.url());
+    // Counted now: the wait may have heard the navigation it waited for commit.
+    const since = seen?.since ?? started;
+    lastLooked.set(tab, { count: navigationCount(tab), parsed: !d.stillLoading, since });
+    if (d.stillLoading) notes.noteOnce(`still_loading after ${Date.now() - since} ms`);
+    return;
   }
 }
 

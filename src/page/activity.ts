@@ -253,6 +253,7 @@ export function activity(): ActivityMark {
         )
       : undefined,
     documentId: id,
+    parsing: document.readyState === 'loading',
   };
 }
 

@@ -150,6 +150,8 @@ export interface ActivityMark {
   navigations?: number;
   /** This document's id: a new one after the action means it navigated. */
   documentId: string;
+  /** Still being parsed (readyState "loading"): a slow or streamed body is still arriving. */
+  parsing: boolean;
 }
 
 export interface FocusInfo {

@@ -147,6 +147,76 @@ describe('navigation and the ActionResult', () => {
     assert.match(seen.error ?? '', /still loading .*\/held-save\?q=x/);
   });
 
+  /**
+   * A page at `path` whose body comes in two parts: the first (title, heading, padding past any
+   * sniffing buffer) at once, the second when the returned function is called or after `pauseMs`.
+   */
+  function twoPartPage(path: string, pauseMs?: number): () => void {
+    let rest = () => {};
+    const released = new Promise<void>((resolve) => (rest = resolve));
+    h.server.setRoute(path, (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.write(`<title>Report</title><h1>Report</h1><p>Part one</p><!--${'.'.repeat(4096)}-->`);
+      const end = () => res.end('<p>Part two arrived</p>');
+      void released.then(end);
+      if (pauseMs !== undefined) setTimeout(end, pauseMs);
+    });
+    return rest;
+  }
+
+  test('a link to a page whose body pauses mid-way: the click and the next read see all of it', async () => {
+    twoPartPage('/paused-report', 700);
+    h.server.setContent('/to-report.html', '<a href="/paused-report">Open the report</a>');
+    await h.op('goto', { url: `${h.server.PREFIX}/to-report.html` });
+    const click = await h.op('click', { target: { role: 'link', name: 'Open the report' } });
+    assert.equal(click.body.ok, true, JSON.stringify(click.body.error));
+    assert.ok(click.body.notes?.includes('navigated'), JSON.stringify(click.body.notes));
+    const read = await h.op('snapshot', {});
+    assert.match((read.body.data as { track: string }).track, /Part two arrived/);
+  });
+
+  test('a page whose body never ends is read as it stands, said to be loading, and waited for once', async () => {
+    const rest = twoPartPage('/endless-report');
+    h.server.setContent('/to-endless.html', '<a href="/endless-report">Open the report</a>');
+    await h.op('goto', { url: `${h.server.PREFIX}/to-endless.html` });
+    const click = await h.op('click', {
+      target: { role: 'link', name: 'Open the report' },
+      timeout: 2000,
+    });
+    assert.equal(click.body.ok, true, JSON.stringify(click.body.error));
+    assert.ok(
+      click.body.notes?.some((n) => n.startsWith('still_loading')),
+      JSON.stringify(click.body.notes),
+    );
+    const first = await h.op('snapshot', { timeout: 2000 });
+    assert.equal(first.body.ok, true, JSON.stringify(first.body.error));
+    assert.match((first.body.data as { track: string }).track, /Part one/);
+    assert.ok(
+      first.body.notes?.some((n) => n.startsWith('still_loading')),
+      JSON.stringify(first.body.notes),
+    );
+    // Waiting again would take half the op's time (1000 ms) before reading.
+    const second = await h.op('snapshot', { timeout: 2000 });
+    assert.ok(
+      second.body.notes?.some((n) => n.startsWith('still_loading')),
+      JSON.stringify(second.body.notes),
+    );
+    assert.ok(
+      second.body.timing.duration_ms < 1000,
+      `read in ${second.body.timing.duration_ms} ms`,
+    );
+    rest();
+    const arrived = await h.op('wait_for', { text_visible: 'Part two arrived' });
+    assert.equal(arrived.body.ok, true, JSON.stringify(arrived.body.error));
+    const done = await h.op('snapshot', {});
+    assert.match((done.body.data as { track: string }).track, /Part two arrived/);
+    assert.equal(
+      (done.body.notes ?? []).some((n) => n.startsWith('still_loading')),
+      false,
+      JSON.stringify(done.body.notes),
+    );
+  });
+
   test('goto leaves a page whose form is still waiting for its server', async () => {
     const answer = slowForm('/stuck');
     await h.op('goto', { url: `${h.server.PREFIX}/stuck.html` });

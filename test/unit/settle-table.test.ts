@@ -6,8 +6,13 @@ import { TabRecord } from '../../src/drivers/tab-record.js';
 import {
   SETTLE_RULES,
   decide,
+  decideRead,
   settleNotes,
   type PageMark,
+  type ReadDecision,
+  type ReadObservation,
+  type ReadRule,
+  type ReadRules,
   type SettleObservation,
   type SettleOutcome,
   type SettleRule,
@@ -23,6 +28,7 @@ const AT_REST: PageMark = {
   timersPending: 0,
   navigations: 0,
   documentId: 'doc-1',
+  parsing: false,
 };
 
 const SAVE = 'http://app.test/save?q=x';
@@ -34,6 +40,7 @@ interface Look {
   dialogPending?: boolean;
   driver?: Partial<SettleObservation['driver']>;
   page?: Partial<PageMark> | SettleObservation['page'];
+  documentBefore?: string | null;
   earlier?: Partial<SettleObservation['earlier']>;
 }
 
@@ -46,6 +53,7 @@ function observation(l: Look): SettleObservation {
     dialogPending: l.dialogPending ?? false,
     driver: { requestsStarted: 0, requestsInFlight: 0, navigations: 0, ...l.driver },
     page,
+    documentBefore: l.documentBefore === undefined ? 'doc-1' : l.documentBefore,
     earlier: { loaded: false, mutated: false, ...l.earlier },
   };
 }
@@ -265,6 +273,49 @@ const TABLE: Row[] = [
     },
     expected: { kind: 'wait', ms: 25, rule: 'awaiting_server' },
   },
+  // A document whose body arrives slowly: the parser is the one still working.
+  {
+    name: 'slow body: the new document is quiet between its chunks, but still parsing holds',
+    look: {
+      driver: { navigations: 1, requestsStarted: 1 },
+      page: { documentId: 'doc-2', parsing: true, sinceLastMutationMs: 400 },
+    },
+    expected: { kind: 'wait', ms: 25, rule: 'document_parsing' },
+  },
+  {
+    name: 'Firefox shows the new document empty and loading before it tells of the commit',
+    look: {
+      driver: { requestsStarted: 1, navigations: 0 },
+      page: { documentId: 'doc-2', parsing: true, sinceLastMutationMs: 150 },
+    },
+    expected: { kind: 'wait', ms: 25, rule: 'document_parsing' },
+  },
+  {
+    name: 'slow body after a held form post: the page was unread before, the new one is parsing',
+    look: {
+      driver: { navigations: 1, requestsStarted: 1 },
+      page: { documentId: 'doc-2', parsing: true, sinceLastMutationMs: 300 },
+      documentBefore: null,
+    },
+    expected: { kind: 'wait', ms: 25, rule: 'document_parsing' },
+  },
+  {
+    name: 'a page still parsing that the action did not replace: its own loading holds nothing',
+    look: {
+      driver: { requestsStarted: 1 },
+      page: { requests: 1, parsing: true, mutations: 2, sinceLastMutationMs: 130 },
+    },
+    expected: { kind: 'quiet', rule: 'quiet' },
+  },
+  {
+    name: 'a document streamed forever: still_loading at the deadline',
+    look: {
+      elapsedMs: 5000,
+      driver: { navigations: 1, requestsStarted: 1 },
+      page: { documentId: 'doc-2', parsing: true, sinceLastMutationMs: 600 },
+    },
+    expected: { kind: 'still_loading', rule: 'deadline' },
+  },
   // The tab itself.
   {
     name: 'dialog opened by the action: it is the outcome, settling stops',
@@ -341,11 +392,85 @@ describe('the settle decision table', () => {
       'page_unreadable',
       'navigation_unheard',
       'requests_in_flight',
+      'document_parsing',
       'dom_changing',
       'timer_pending',
     ];
     assert.deepEqual(
       rules.filter((r) => !rows.has(r)),
+      [],
+    );
+  });
+});
+
+describe('the wait before an op reads the page', () => {
+  const rules: ReadRules = { pollMs: 25, opLeftMs: 10_000, parseMs: 5000 };
+  const rows: {
+    name: string;
+    look: ReadObservation;
+    rules?: Partial<ReadRules>;
+    expected: ReadDecision;
+  }[] = [
+    {
+      name: 'a parsed document is read at once',
+      look: { elapsedMs: 0, document: 'parsed' },
+      expected: { kind: 'read', rule: 'parsed' },
+    },
+    {
+      name: 'held form post: the read waits for the server within the op time',
+      look: { elapsedMs: 900, document: 'awaiting_server' },
+      expected: { kind: 'wait', ms: 25, rule: 'awaiting_server' },
+    },
+    {
+      name: 'held form post past the op time: the op is a timeout naming the URL',
+      look: { elapsedMs: 1000, document: 'awaiting_server' },
+      rules: { opLeftMs: 1000 },
+      expected: { kind: 'timeout', rule: 'server_deadline' },
+    },
+    {
+      name: 'Firefox: the server answered, the new document is empty and loading: wait',
+      look: { elapsedMs: 10, document: 'parsing' },
+      expected: { kind: 'wait', ms: 25, rule: 'document_parsing' },
+    },
+    {
+      name: 'a parse that ends just before the next poll is looked at just then',
+      look: { elapsedMs: 4990, document: 'parsing' },
+      expected: { kind: 'wait', ms: 10, rule: 'document_parsing' },
+    },
+    {
+      name: 'a document streamed forever is read as it stands after the settle budget',
+      look: { elapsedMs: 5000, document: 'parsing' },
+      expected: { kind: 'read', stillLoading: true, rule: 'parse_deadline' },
+    },
+    {
+      name: 'a document a read already gave up on is not waited for again',
+      look: { elapsedMs: 0, document: 'parsing' },
+      rules: { parseMs: 0 },
+      expected: { kind: 'read', stillLoading: true, rule: 'parse_deadline' },
+    },
+    {
+      name: 'a page that cannot be read: the op itself says what failed',
+      look: { elapsedMs: 0, document: 'unreadable' },
+      expected: { kind: 'read', rule: 'page_unreadable' },
+    },
+  ];
+  for (const row of rows)
+    test(row.name, () =>
+      assert.deepEqual(decideRead(row.look, { ...rules, ...row.rules }), row.expected),
+    );
+
+  test('every rule of the read wait has a row', () => {
+    const all: ReadRule[] = [
+      'parsed',
+      'awaiting_server',
+      'server_deadline',
+      'document_parsing',
+      'parse_deadline',
+      'page_unreadable',
+    ];
+    const covered = new Set(rows.map((r) => r.expected.rule));
+    assert.deepEqual(
+      all.filter((r) => !covered.has(r)),
       [],
     );
   });

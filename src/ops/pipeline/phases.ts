@@ -17,7 +17,7 @@ import type { CommonArgs, OpContext, OpDefinition } from '../define.js';
 import type { ElementContext } from '../element.js';
 import { downloadNote } from '../files.js';
 import type { OpRequest, OpRuntime } from '../run-op.js';
-import { baseline, checkNavigation, settle, untilPageAnswers } from '../settle.js';
+import { baseline, checkNavigation, settle, untilReadable } from '../settle.js';
 import type { Baseline } from '../settle.js';
 import {
   changesAfter,
@@ -136,7 +136,13 @@ export async function prepare(run: OpRun): Promise<void> {
   if (op.browser && !op.managesBrowser) {
     run.tab = await run.ctx.tab();
     if (!op.answersDialogs) await dismissDialog(run.tab, run.result.notes);
-    if (op.readsPage) await untilPageAnswers(run.tab, deadlineOf(run));
+    if (op.readsPage)
+      await untilReadable(
+        run.tab,
+        // Half the op's time at most: the read itself still has the rest.
+        { deadline: deadlineOf(run), parseMs: Math.min(settleMs(run), leftOf(run) / 2) },
+        run.result,
+      );
   }
   run.actedOn = run.tab;
 }
