@@ -12,12 +12,25 @@ const STORM_WINDOW_MS = 2000;
 const SILENCE_WAIT_MS = 1000;
 
 /**
- * Run in a page that opened a dialog in the last STORM_WINDOW_MS, before it is left: once a
- * navigation starts, Chromium can no longer answer the page's dialogs ("Not attached to an active
- * page"), and the next one holds the navigation until its timeout. The page is being replaced.
+ * Makes the page's alert, confirm and prompt answer as dismissed ones do, in the page, without
+ * opening: each dialog answered from outside costs a round trip (about 90 ms in Firefox), so a
+ * page looping over fifty would hold every op for seconds. `quietMs` is how long the page may
+ * pause between dialogs before they are its own again; without it they stay silenced.
  */
-export const SILENCE_DIALOGS =
-  "for (const k of ['alert', 'confirm', 'prompt']) window[k] = () => undefined";
+export function silenceScript(quietMs = Infinity): string {
+  return `(() => {
+  const quiet = { alert: undefined, confirm: false, prompt: null };
+  const own = {};
+  for (const k of Object.keys(quiet)) own[k] = window[k];
+  let last = Date.now();
+  for (const k of Object.keys(quiet))
+    window[k] = function () {
+      if (Date.now() - last < ${quietMs}) { last = Date.now(); return quiet[k]; }
+      for (const j of Object.keys(quiet)) window[j] = own[j];
+      return own[k].apply(this, arguments);
+    };
+})()`;
+}
 
 interface OpenDialog {
   info: DialogInfo;
@@ -30,7 +43,8 @@ interface OpenDialog {
  * op; an armed answer takes the next one as it opens; one that opens under a script of ours (the
  * page's own: our reads raise none) or a navigation we sent is in their way and is dismissed at
  * once; past STORM_DIALOGS in STORM_WINDOW_MS every further one is dismissed as it opens, so the
- * page (and the op) goes on. Dismissed ones are reported once (takeDismissed).
+ * page (and the op) goes on, and the page is silenced until it pauses (silenceScript). Dismissed
+ * ones are reported once (takeDismissed).
  */
 export class DialogGate {
   private open?: OpenDialog;
@@ -41,6 +55,9 @@ export class DialogGate {
   private scripting = 0;
   private dismissed?: DismissedDialogs;
 
+  /** `silence` runs a script in the tab's top document, even while a dialog there is open. */
+  constructor(private readonly silence: (script: string) => Promise<unknown>) {}
+
   /** The driver heard a dialog open; `answer` answers it in the browser. */
   opened(info: DialogInfo, answer: (answer: DialogAnswer) => Promise<void>): void {
     const armed = this.armed;
@@ -49,7 +66,12 @@ export class DialogGate {
       void answer(armed).catch(() => undefined);
       return;
     }
-    const storm = this.count() > STORM_DIALOGS;
+    const seen = this.count();
+    // Once per storm: a silenced page opens no more, so the window empties and a later storm (in
+    // a new document) is silenced again. One raised in a frame goes on being dismissed here.
+    if (seen === STORM_DIALOGS + 1)
+      void this.silence(silenceScript(STORM_WINDOW_MS)).catch(() => undefined);
+    const storm = seen > STORM_DIALOGS;
     if (storm || this.navigating > 0 || this.scripting > 0)
       return void this.dismiss({ info, answer }, storm);
     this.open = { info, answer };
@@ -113,15 +135,15 @@ export class DialogGate {
 
   /**
    * A dialog that opens under a navigation we sent is dismissed: the page is being left or
-   * loaded. A page that opened dialogs lately is silenced first (`silence` runs SILENCE_DIALOGS).
+   * loaded. A page that opened dialogs lately is silenced for good first: it is being replaced.
    */
-  async navigation<T>(work: () => Promise<T>, silence: () => Promise<unknown>): Promise<T> {
+  async navigation<T>(work: () => Promise<T>): Promise<T> {
     const open = this.open;
     this.open = undefined;
     if (open) await this.dismiss(open, false);
     if (this.inWindow() > 0)
       await within(
-        silence().catch(() => undefined),
+        this.silence(silenceScript()).catch(() => undefined),
         SILENCE_WAIT_MS,
         undefined,
       );

@@ -107,7 +107,8 @@ const STORM_PAGE = `<!doctype html><title>Storm</title><h1>Storm</h1><button>Pok
 <script>setInterval(() => alert('again'), 50);</script>`;
 
 const BURST_PAGE = `<!doctype html><title>Burst</title><h1>Burst</h1><p id="r">waiting</p>
-<button onclick="for (let i = 0; i < 50; i++) alert('burst ' + i); document.querySelector('#r').textContent = 'done'">Burst</button>`;
+<button onclick="for (let i = 0; i < 50; i++) alert('burst ' + i); document.querySelector('#r').textContent = 'done'">Burst</button>
+<button onclick="document.querySelector('#r').textContent = 'sure: ' + confirm('Sure?')">Ask</button>`;
 
 /** An answer in time that names a dialog and never an internal error. */
 function inTime(r: OpResponse & { ms: number }, timeoutMs: number): void {
@@ -150,6 +151,15 @@ describe('dialog storms', () => {
       JSON.stringify(next.body),
     );
     assert.equal((await h.op('snapshot', {}, s)).body.ok, true);
+    // Once the page has paused, its dialogs are its own again: a confirm opens and is answered.
+    await sleep(2200);
+    const ask = await h.op('click', { target: { role: 'button', name: 'Ask' } }, s);
+    assert.ok(
+      ask.body.notes?.some((n) => n.startsWith('dialog_open (confirm: Sure?)')),
+      JSON.stringify(ask.body),
+    );
+    await h.op('dialog', { action: 'accept' }, s);
+    assert.equal((await h.op('assert', { text_visible: 'sure: true' }, s)).body.ok, true);
     await h.op('close', {}, s);
   });
 });

@@ -32,7 +32,7 @@ import {
   type ScreenshotOptions,
   type TabActivity,
 } from '../driver.js';
-import { DialogGate, SILENCE_DIALOGS } from '../dialog-gate.js';
+import { DialogGate } from '../dialog-gate.js';
 import { pageState } from '../stuck-probe.js';
 import { pageApiExpression } from '../page-script.js';
 import { OneAtATime } from '../one-at-a-time.js';
@@ -45,7 +45,7 @@ const GOTO_ATTEMPTS = 4;
 /** One Playwright page as a Driver tab. */
 export class PlaywrightTab implements BrowserTab {
   private readonly record = new TabRecord<Request>();
-  private readonly dialogs = new DialogGate();
+  private readonly dialogs = new DialogGate((script) => this.page.evaluate(script));
   private lastTitle = '';
   private dead = false;
   private readonly requestEntries = new WeakMap<Request, NetworkEntry>();
@@ -208,7 +208,7 @@ export class PlaywrightTab implements BrowserTab {
     go: () => ReturnType<Page['goto']>,
   ): Promise<NavigationOutcome> {
     try {
-      const response = await this.dialogs.navigation(go, () => this.page.evaluate(SILENCE_DIALOGS));
+      const response = await this.dialogs.navigation(go);
       return response ? { status: response.status() } : {};
     } catch (e) {
       if (e instanceof errors.TimeoutError) throw navigationTimeout(doing, timeoutMs);

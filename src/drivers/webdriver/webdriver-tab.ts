@@ -23,7 +23,7 @@ import {
   frameScale,
   navigationTimeout,
 } from '../driver.js';
-import { DialogGate, SILENCE_DIALOGS } from '../dialog-gate.js';
+import { DialogGate } from '../dialog-gate.js';
 import { pageState } from '../stuck-probe.js';
 import { pageApiExpression } from '../page-script.js';
 import { OneAtATime } from '../one-at-a-time.js';
@@ -120,7 +120,7 @@ export class WebDriverTab implements BrowserTab {
   private readonly entries = new Map<string, NetworkEntry>();
   /** Requests whose failed load is already in the console (headers said 404, then it ended). */
   private readonly loggedFailures = new Set<string>();
-  private readonly dialogs = new DialogGate();
+  private readonly dialogs = new DialogGate((script) => this.rawEvaluate(this.context, script));
   /** The main document's script realm; a crash destroys it and none follows. */
   private realm?: string;
   /** A popup that keeps its opener, before its first page committed (see onCommitted). */
@@ -455,11 +455,7 @@ export class WebDriverTab implements BrowserTab {
   ): Promise<NavigationOutcome> {
     const before = this.record.lastNavigation;
     try {
-      await withTimeout(
-        this.dialogs.navigation(go, () => this.evaluate([], SILENCE_DIALOGS)),
-        timeoutMs,
-        doing,
-      );
+      await withTimeout(this.dialogs.navigation(go), timeoutMs, doing);
     } catch (e) {
       if (e instanceof OpError) throw e;
       const net = netError(e instanceof Error ? e.message : String(e));

@@ -457,7 +457,7 @@ function dialogNotes(tab: BrowserTab | undefined, notes: string[]): void {
   const what = `${d.last.type}: ${d.last.message.slice(0, 80)}`;
   notes.push(
     d.storm
-      ? `dialog_storm (${what}): the page opens dialogs faster than they can be answered; ${d.count} dismissed as they opened, and further ones will be while it goes on — goto another page or tab_close this tab to stop them`
+      ? `dialog_storm (${what}): the page opens dialogs faster than they can be answered; ${d.count} dismissed as they opened, and further ones will be until it pauses for 2 s — goto another page or tab_close this tab to stop them`
       : `dialog_dismissed (${what})${d.count > 1 ? ` and ${d.count - 1} more` : ''}: the page opened it while SwiftBrowse read or left the page`,
   );
 }
