@@ -1,3 +1,4 @@
+import { parseArgs } from '../core/args.js';
 import { OpError } from '../core/errors.js';
 import type { ActionResult, Progress } from '../core/result.js';
 import type { FileStore } from '../files/file-store.js';
@@ -59,11 +60,14 @@ export async function runOp(rt: OpRuntime, request: OpRequest): Promise<ActionRe
   if (op && !op.browser) return execute(rt, request);
   // A close does not wait behind an op that holds the session: it ends the browser under it.
   if (op?.endsBrowser && session.busy) await rt.sessions.closeUnder(session, request.op);
+  // Arguments that cannot parse are refused at once, not after the op the session is busy with.
+  const refused = op && session.busy ? argumentError(op, request.args) : undefined;
+  if (refused) return unstarted(rt, request, refused);
   let answered: (result: ActionResult) => void = () => undefined;
   const answer = new Promise<ActionResult>((resolve) => (answered = resolve));
   // The session stays held until the op's work ends, even when its answer came at the deadline.
   const held = session.exclusive(async () => {
-    if (request.signal?.aborted) return answered(await notStarted(rt, request));
+    if (request.signal?.aborted) return answered(await unstarted(rt, request, callerGone(request)));
     const run = bounded(rt, request, () => execute(rt, request));
     void run.answer.then(answered);
     await run.done;
@@ -74,12 +78,30 @@ export async function runOp(rt: OpRuntime, request: OpRequest): Promise<ActionRe
   return Promise.race([answer, held.then(() => answer)]);
 }
 
+/** What parseArgs refuses in these arguments, if anything. */
+function argumentError(op: OpDefinition, args: unknown): OpError | undefined {
+  try {
+    parseArgs(op.name, op.args, args);
+    return undefined;
+  } catch (e) {
+    return e instanceof OpError ? e : undefined;
+  }
+}
+
 /**
  * A caller that went away while its op waited in the session's queue (HTTP client disconnected,
  * MCP request cancelled) gets nothing run (DESIGN §3.2): it may resend, and a resent click must
- * not be a second click. The session log keeps the answer nobody received.
+ * not be a second click.
  */
-async function notStarted(rt: OpRuntime, request: OpRequest): Promise<ActionResult> {
+function callerGone(request: OpRequest): OpError {
+  return new OpError(
+    'timeout',
+    `Not started: the caller went away (the HTTP client disconnected or the MCP request was cancelled) while ${request.op} waited behind this session's earlier ops, so nothing reached the page. Send it again if it is still wanted.`,
+  );
+}
+
+/** An op answered without touching the page; the session log keeps the answer. */
+async function unstarted(rt: OpRuntime, request: OpRequest, error: OpError): Promise<ActionResult> {
   const { session } = request;
   const now = Date.now();
   const result: ActionResult = {
@@ -88,10 +110,7 @@ async function notStarted(rt: OpRuntime, request: OpRequest): Promise<ActionResu
     action_id: session.nextActionId(),
     session_id: session.name,
     verification: { status: 'not_checked' },
-    error: new OpError(
-      'timeout',
-      `Not started: the caller went away (the HTTP client disconnected or the MCP request was cancelled) while ${request.op} waited behind this session's earlier ops, so nothing reached the page. Send it again if it is still wanted.`,
-    ).toInfo(),
+    error: error.toInfo(),
     timing: { started_at_ms: now, duration_ms: 0, timeout_ms: session.settings.timeoutMs },
   };
   await rt.sessions.persist(session);

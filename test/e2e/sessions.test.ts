@@ -182,6 +182,20 @@ describe('status while an op runs', () => {
     assert.ok(Date.now() - started < 2000, 'status waited behind the running op');
     await slow;
   });
+
+  test('an op whose arguments cannot parse is refused at once, not after the running op', async () => {
+    await h.op('goto', { url: `${h.server.PREFIX}/login.html` }, 'busy');
+    const slow = h.op('wait_for', { js: 'false', timeout: 3000 }, 'busy');
+    await new Promise((r) => setTimeout(r, 300));
+    const started = Date.now();
+    const bad = await h.op('press', { diff: true }, 'busy');
+    assert.equal(bad.status, 400, JSON.stringify(bad.body));
+    assert.equal(bad.body.error?.kind, 'invalid_argument');
+    assert.match(bad.body.error!.message, /press: .*key/);
+    assert.ok(Date.now() - started < 2000, 'the refusal waited behind the running op');
+    const waited = await slow;
+    assert.equal(waited.body.error?.kind, 'timeout', JSON.stringify(waited.body));
+  });
 });
 
 describe('an op whose caller has gone', () => {
