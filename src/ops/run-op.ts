@@ -58,11 +58,11 @@ export async function runOp(rt: OpRuntime, request: OpRequest): Promise<ActionRe
   const { session } = request;
   // status never waits behind other ops (DESIGN §6).
   if (op && !op.browser) return execute(rt, request);
-  // A close does not wait behind an op that holds the session: it ends the browser under it.
-  if (op?.endsBrowser && session.busy) await rt.sessions.closeUnder(session, request.op);
   // Arguments that cannot parse are refused at once, not after the op the session is busy with.
   const refused = op && session.busy ? argumentError(op, request.args) : undefined;
   if (refused) return unstarted(rt, request, refused);
+  // A close does not wait behind an op that holds the session: it ends the browser under it.
+  if (op?.endsBrowser && session.busy) await rt.sessions.closeUnder(session, request.op);
   let answered: (result: ActionResult) => void = () => undefined;
   const answer = new Promise<ActionResult>((resolve) => (answered = resolve));
   // The session stays held until the op's work ends, even when its answer came at the deadline.

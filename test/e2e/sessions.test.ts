@@ -193,6 +193,9 @@ describe('status while an op runs', () => {
     assert.equal(bad.body.error?.kind, 'invalid_argument');
     assert.match(bad.body.error!.message, /press: .*key/);
     assert.ok(Date.now() - started < 2000, 'the refusal waited behind the running op');
+    // A close that cannot parse ends nothing: the running op goes on to its own answer.
+    const badClose = await h.op('close', { now: true }, 'busy');
+    assert.equal(badClose.status, 400, JSON.stringify(badClose.body));
     const waited = await slow;
     assert.equal(waited.body.error?.kind, 'timeout', JSON.stringify(waited.body));
   });
