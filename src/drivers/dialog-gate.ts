@@ -123,8 +123,13 @@ export class DialogGate {
     return this.until(work, () => undefined);
   }
 
-  /** A script of ours: a dialog opening meanwhile is dismissed, so the script answers. */
+  /**
+   * A script of ours: a dialog opening meanwhile is dismissed, so the script answers. One that
+   * opened since the caller's guard() (the action's, heard late) is refused here, in the same
+   * turn as the count: sent, the script would wait behind the open dialog to the op's deadline.
+   */
   async script<T>(work: () => Promise<T>): Promise<T> {
+    if (this.open) throw blocked(this.open.info, 'is open');
     this.scripting++;
     try {
       return await work();
