@@ -7,7 +7,7 @@ import type { DialogAnswer, DialogInfo, DismissedDialogs } from './driver.js';
  * a page that raises dialogs faster than ops can answer them one at a time.
  */
 const STORM_DIALOGS = 5;
-const STORM_WINDOW_MS = 2000;
+export const STORM_WINDOW_MS = 2000;
 /** The longest a navigation waits for a storming page to be silenced. */
 const SILENCE_WAIT_MS = 1000;
 

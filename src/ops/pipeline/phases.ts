@@ -1,4 +1,5 @@
 import { frameLimits } from '../frames.js';
+import { STORM_WINDOW_MS } from '../../drivers/dialog-gate.js';
 import { parseArgs } from '../../core/args.js';
 import type { Condition } from '../../core/condition.js';
 import { OpError, toOpError } from '../../core/errors.js';
@@ -457,7 +458,7 @@ function dialogNotes(tab: BrowserTab | undefined, notes: string[]): void {
   const what = `${d.last.type}: ${d.last.message.slice(0, 80)}`;
   notes.push(
     d.storm
-      ? `dialog_storm (${what}): the page opens dialogs faster than they can be answered; ${d.count} dismissed as they opened, and further ones will be until it pauses for 2 s — goto another page or tab_close this tab to stop them`
+      ? `dialog_storm (${what}): the page opens dialogs faster than they can be answered; ${d.count} dismissed as they opened, and further ones will be until it pauses for ${STORM_WINDOW_MS / 1000} s — goto another page or tab_close this tab to stop them`
       : `dialog_dismissed (${what})${d.count > 1 ? ` and ${d.count - 1} more` : ''}: the page opened it while SwiftBrowse read or left the page`,
   );
 }
