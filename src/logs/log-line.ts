@@ -47,7 +47,7 @@ export interface LogLine {
   frame?: string;
   /** The screen was identical to the previous frame, so `frame` names that one. */
   frame_repeated?: true;
-  /** Why no frame was kept although one was due (the per-session cap). */
+  /** Why no frame was kept although one was due (the per-session cap, a capture too slow). */
   frame_skipped?: string;
   /** The acted-on element on the frame, with the viewport it is measured in. */
   box?: ViewportBox;
@@ -78,6 +78,8 @@ export interface OpRecord {
   spans?: Record<string, number>;
   /** Ms the frame's capture took. */
   frameMs?: number;
+  /** Why the frame due was left out. */
+  frameSkipped?: string;
 }
 
 export const WITHHELD = '[withheld]';
@@ -173,6 +175,7 @@ export function logLine(record: OpRecord): LogLine {
     phases: record.phases,
     spans: record.spans,
     frame_ms: record.frameMs,
+    frame_skipped: record.frameSkipped,
   };
   return line;
 }

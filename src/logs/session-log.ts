@@ -11,6 +11,7 @@ import {
   frameName,
   type Screen,
 } from './frames.js';
+import { within } from '../core/within.js';
 import { logLine, serializeLine, type LogLine, type OpRecord } from './log-line.js';
 
 export interface SessionLogOptions {
@@ -52,7 +53,7 @@ interface SessionState {
   /** Writes of this session, chained so lines land in op order. */
   chain: Promise<void>;
   /** The forced frame capture in flight for the latest op (no screencast). */
-  capturing?: Promise<unknown>;
+  capturing?: Capture;
   /** Screencasts of the session's tabs, by tab id. */
   casts: Map<string, Cast>;
   /** Ends the wait of ops whose frame comes from a screencast: the session's next op starts. */
@@ -64,6 +65,19 @@ interface SessionState {
   lastFrame?: string;
   reported: boolean;
 }
+
+/** A forced capture; `late` once the session's next op stopped waiting for it. */
+interface Capture {
+  screen: Promise<Screen | undefined>;
+  late: boolean;
+}
+
+/**
+ * How long the session's next op waits for the previous op's forced capture, on its own clock.
+ * A capture takes 100-300 ms on a Grid; one that takes seconds (a hidden tab's renderer starved
+ * by other work measured 7.8 s) would eat the op's whole timeout, and logging never fails an op.
+ */
+export const FRAME_WAIT_MS = 1000;
 
 /** Screencast frames kept per tab: enough to reach back past those painted while one arrives. */
 const CAST_FRAMES_KEPT = 8;
@@ -104,16 +118,19 @@ export class SessionLog {
     const painted = !op.screen && due && cast ? this.fromCast(state, cast) : undefined;
     const started = performance.now();
     let frameMs: number | undefined;
-    const capturing =
+    const capturing: Capture | undefined =
       !op.screen && !painted && due && op.tab
-        ? captureScreen(op.tab, FRAME_MAX_WIDTH).then((screen) => {
-            frameMs = Math.round(performance.now() - started);
-            return screen;
-          })
+        ? {
+            screen: captureScreen(op.tab, FRAME_MAX_WIDTH).then((screen) => {
+              frameMs = Math.round(performance.now() - started);
+              return screen;
+            }),
+            late: false,
+          }
         : undefined;
     // Kept until replaced by a newer capture: a status call in between must not drop it.
     if (capturing) state.capturing = capturing;
-    const screen = due ? (op.screen ?? painted ?? capturing) : undefined;
+    const screen = due ? (op.screen ?? painted ?? capturing?.screen) : undefined;
     const record = {
       result: op.result,
       args: op.args,
@@ -125,6 +142,12 @@ export class SessionLog {
     state.chain = state.chain
       .then(async () => {
         const taken = await screen;
+        // Taken after the next op began, the frame could show that op's work, not this one's.
+        if (capturing?.late)
+          return this.write(session, state, {
+            ...record,
+            frameSkipped: `the capture took over ${FRAME_WAIT_MS} ms and the session's next op started; a frame taken later could show that op's work`,
+          });
         await this.write(session, state, { ...record, screen: taken, frameMs });
       })
       .catch((e: unknown) => this.report(session, state, e));
@@ -133,13 +156,25 @@ export class SessionLog {
   /**
    * Called as the session's next op starts: a frame from a screencast is the newest one painted
    * before now, and is picked without holding the op; a forced capture (no screencast) is waited
-   * for, since the op must not change the page before it is taken. Writing is not waited for.
+   * for, since the op must not change the page before it is taken, at most FRAME_WAIT_MS: past
+   * that the frame is left out. Writing is not waited for.
    */
   async captured(session: string): Promise<void> {
     const state = this.states.get(session);
     if (!state) return;
     for (const cut of [...state.cuts]) cut();
-    await state.capturing;
+    const capture = state.capturing;
+    if (
+      !capture ||
+      (await within(
+        capture.screen.then(() => true),
+        FRAME_WAIT_MS,
+        false,
+      ))
+    )
+      return;
+    capture.late = true;
+    if (state.capturing === capture) state.capturing = undefined;
   }
 
   /** The tab's screencast, started on its first frame due; a secret typed marks it unusable. */

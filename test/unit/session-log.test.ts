@@ -13,7 +13,27 @@ import {
   truncate,
 } from '../../src/logs/log-line.js';
 import { readLog } from '../../src/logs/log-reader.js';
-import { SessionLog } from '../../src/logs/session-log.js';
+import { FRAME_WAIT_MS, SessionLog } from '../../src/logs/session-log.js';
+import type { BrowserTab } from '../../src/drivers/driver.js';
+
+/** A tab with no screencast whose every capture takes `ms`, as a starved renderer's does. */
+function slowTab(ms: number, captures: { done: number }): BrowserTab {
+  const tab = {
+    id: 't1',
+    isClosed: () => false,
+    crashed: () => false,
+    pendingDialog: () => undefined,
+    viewport: () => ({ width: 640, height: 400 }),
+    captureViewport: () =>
+      new Promise<Buffer>((resolve) =>
+        setTimeout(() => {
+          captures.done++;
+          resolve(Buffer.alloc(100, captures.done));
+        }, ms),
+      ),
+  };
+  return tab as unknown as BrowserTab;
+}
 
 function result(over: Partial<ActionResult> = {}): ActionResult {
   return {
@@ -177,6 +197,45 @@ describe('SessionLog', () => {
       assert.equal(lines[1].frame_repeated, true);
       assert.equal(lines[2].frame, undefined);
       assert.match(String(lines[2].frame_skipped), /LOG_FRAMES_MAX_MB/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('the next op waits for a slow capture only FRAME_WAIT_MS; that frame is left out and says why', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'swiftbrowse-log-'));
+    try {
+      const log = new SessionLog({
+        dir,
+        frames: true,
+        framesMaxBytes: 1_000_000,
+        logger: { error: () => undefined } as never,
+      });
+      const quick = { done: 0 };
+      log.record({
+        result: result({ op: 'click' }),
+        args: {},
+        acts: true,
+        tab: slowTab(20, quick),
+      });
+      await log.captured('s');
+      assert.equal(quick.done, 1, 'a capture in time is waited for');
+      const slow = { done: 0 };
+      const tab = slowTab(FRAME_WAIT_MS + 600, slow);
+      log.record({ result: result({ op: 'click' }), args: {}, acts: true, tab });
+      await log.captured('s');
+      assert.equal(slow.done, 0, 'the next op went on before the capture came back');
+      await log.captured('s');
+      log.record({ result: result({ op: 'status' }), args: {}, acts: false });
+      await log.flush();
+      const lines = readFileSync(join(dir, 's', 'events.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      assert.equal(lines[0].frame, '000001.jpg');
+      assert.equal(lines[1].frame, undefined);
+      assert.match(String(lines[1].frame_skipped), /the session's next op started/);
+      assert.equal(slow.done, 1);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
