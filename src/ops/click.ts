@@ -52,10 +52,11 @@ export const click = defineOp({
       ctx.session.frontTabId = undefined;
       ctx.delivered();
       await opened.goto(href, loadTimeoutMs(ctx.session.settings));
-      if (args.activate !== false) {
-        ctx.session.activeTabId = opened.id;
-        await ctx.session.bringToFront(opened);
-      }
+      // Left in the background, the new tab goes behind the one ops act on, as a middle click's
+      // does: a hidden tab paints no frames, so every read and capture of it would crawl.
+      const front = args.activate === false ? tab : opened;
+      if (front === opened) ctx.session.activeTabId = opened.id;
+      await ctx.session.bringToFront(front);
       ctx.notes.push(`new_tab ${opened.id}`);
       return { target: summarise(found), data: { tab: opened.id, url: opened.url() } };
     }

@@ -197,13 +197,28 @@ describe('tabs', () => {
     assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
     assert.match(r.body.page!.url, /dashboard\.html/);
     await h.op('tab_select', { tab: 't1' }, 'nt');
+    // A tab behind another paints no frames: the one ops act on must stay in front.
+    const painting =
+      'window.__paints = []; (function f() { __paints.push(Date.now()); requestAnimationFrame(f); })()';
+    await h.op('evaluate', { script: painting }, 'nt');
     const stay = await h.op(
       'click',
       { target: { role: 'link', name: 'Dashboard' }, new_tab: true, activate: false },
       'nt',
     );
+    const answered = Date.now();
     assert.match(stay.body.page!.url, /links\.html/, 'activate false keeps the current tab');
     assert.ok(stay.body.notes?.some((n) => n.startsWith('new_tab t3')));
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    const paints = await h.op(
+      'evaluate',
+      { script: `__paints.filter((t) => t > ${answered + 100} && t < ${answered + 700}).length` },
+      'nt',
+    );
+    assert.ok(
+      (paints.body.data as { result: number }).result > 0,
+      't1 painted no frame while t3 loaded behind it',
+    );
   });
 });
 
