@@ -6,7 +6,8 @@ import { argsJsonSchema } from '../../core/json-schema.js';
 import { checkName } from '../../core/names.js';
 import { outlineFlow } from '../../flows/outline.js';
 import type { OpRuntime } from '../../ops/run-op.js';
-import { flowDocumentRoutes, jsonBody, refuse } from './flows.js';
+import { flowDocumentRoutes, refuse } from './flows.js';
+import { jsonBody } from './guards.js';
 import { json, nameParam, routeDoc } from './route-docs.js';
 
 const moveArgs = z.strictObject({

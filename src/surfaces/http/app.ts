@@ -12,7 +12,7 @@ import { adminRoutes } from './admin.js';
 import { mountConsole } from './console.js';
 import { fileAdminRoutes, isSignedFileLink, signedFileRoutes } from './file-routes.js';
 import { flowRoutes } from './flows.js';
-import { checkBody, hostRefusal, hostRule } from './guards.js';
+import { checkBody, hostRefusal, hostRule, jsonBody } from './guards.js';
 import { applyClientLayer } from './client-layer.js';
 import { isOperatorPath, operatorGuard } from './operator.js';
 import { answerFor, detailOf } from '../answer.js';
@@ -156,22 +156,15 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
         ),
       );
     }
-    const text = await c.req.text();
-    let args: unknown = {};
-    if (text.trim() !== '') {
-      try {
-        args = JSON.parse(text);
-      } catch (e) {
-        const base = servedBase(c, prefix);
-        return failure(
-          c,
-          op,
-          new OpError(
-            'invalid_argument',
-            `The body is not valid JSON (${(e as Error).message}). Send the op's arguments as a JSON object, e.g. curl -s ${base}/browser/goto -H 'X-Session-Key: NAME' -H 'content-type: application/json' -d '{"url": "${base}/demo/"}'`,
-          ),
-        );
-      }
+    const base = servedBase(c, prefix);
+    let args: unknown;
+    try {
+      args = jsonBody(
+        await c.req.text(),
+        `Send the op's arguments as a JSON object, e.g. curl -s ${base}/browser/goto -H 'X-Session-Key: NAME' -H 'content-type: application/json' -d '{"url": "${base}/demo/"}'`,
+      );
+    } catch (e) {
+      return failure(c, op, toOpError(e));
     }
     if (rt.ops.get(op)?.runsSteps && Array.isArray(args)) args = { steps: args };
     if (typeof args !== 'object' || args === null || Array.isArray(args)) {

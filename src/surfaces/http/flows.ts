@@ -4,6 +4,7 @@ import { deleteFlow, describeFlow, saveFlow, type Writer } from '../../flows/edi
 import { GLOBAL_LIBRARY, libraryOf } from '../../flows/library.js';
 import { flowJsonSchema } from '../../flows/schema.js';
 import { runOp, type OpRuntime } from '../../ops/run-op.js';
+import { jsonBody } from './guards.js';
 import { answer, callerName, failure, namesSession } from './respond.js';
 import {
   ERROR_STATUSES,
@@ -24,17 +25,10 @@ export async function readFlowBody(c: Context): Promise<unknown> {
   const text = await c.req.text();
   // The app's body guard has checked the type (JSON or YAML) and the JSON's depth.
   if (YAML_TYPES.test(type)) return text;
-  return jsonBody(text);
-}
-
-/** A JSON body the body guard let through, parsed; bad syntax is invalid_argument. */
-export function jsonBody(text: string): unknown {
-  if (text.trim() === '') return {};
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (e) {
-    throw new OpError('invalid_argument', `The body is not valid JSON (${(e as Error).message}).`);
-  }
+  return jsonBody(
+    text,
+    'Send the flow as a JSON object, or as YAML text with content-type: application/yaml.',
+  );
 }
 
 /** Answers a flow as YAML text when asked (Accept), else as JSON; the revision is the ETag. */
