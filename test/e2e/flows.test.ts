@@ -404,6 +404,23 @@ describe('libraries', () => {
     assert.equal(run.body.data, undefined, 'nothing ran');
   });
 
+  test('a flow body that is not JSON says so and that YAML is taken too; nothing is saved', async () => {
+    const bad = await h.request('/flows/broken', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', 'x-session-key': 'f7' },
+      body: '{"name": "broken", steps: []}',
+    });
+    assert.equal(bad.status, 400);
+    const body = (await bad.json()) as { error: { kind: string; message: string } };
+    assert.equal(body.error.kind, 'invalid_argument');
+    assert.match(
+      body.error.message,
+      /not valid JSON \(.+\)\. .*YAML text with content-type: application\/yaml/,
+    );
+    const read = await h.request('/flows/broken', { headers: { 'x-session-key': 'f7' } });
+    assert.equal(read.status, 404);
+  });
+
   test('YAML text keeps its comments, and two PUTs with the same If-Match: one wins, one gets 412', async () => {
     const yaml = (target: string) =>
       `# Opens the links page.\nname: edit-me\nsteps:\n  # Always start where the flow acts.\n  - op: goto\n    args: {url: "${page(target)}"}\n`;
