@@ -66,23 +66,18 @@ interface SessionState {
   reported: boolean;
 }
 
-/** A forced capture; `late` says why, once the session's next op stopped waiting for it. */
+/** A forced capture; `late` once the session's next op stopped waiting for it. */
 interface Capture {
   screen: Promise<Screen | undefined>;
-  late?: string;
+  late: boolean;
 }
 
 /**
- * How long the session's next op waits for the previous op's forced capture, on its own clock:
- * at most a quarter of its time. A capture takes 100-300 ms on a Grid, up to 0.8 s on a loaded
- * machine; one that takes seconds (a hidden tab's, starved by other work, took 7.8 s) would eat
- * the op's whole timeout, and logging never fails an op.
+ * How long the session's next op waits for the previous op's forced capture, on its own clock.
+ * A capture takes 100-300 ms on a Grid; one that takes seconds (a hidden tab's renderer starved
+ * by other work measured 7.8 s) would eat the op's whole timeout, and logging never fails an op.
  */
-export const FRAME_WAIT_MS = 2000;
-
-export function frameWaitMs(opTimeoutMs: number): number {
-  return Math.min(FRAME_WAIT_MS, opTimeoutMs / 4);
-}
+export const FRAME_WAIT_MS = 1000;
 
 /** Screencast frames kept per tab: enough to reach back past those painted while one arrives. */
 const CAST_FRAMES_KEPT = 8;
@@ -130,6 +125,7 @@ export class SessionLog {
               frameMs = Math.round(performance.now() - started);
               return screen;
             }),
+            late: false,
           }
         : undefined;
     // Kept until replaced by a newer capture: a status call in between must not drop it.
@@ -148,7 +144,10 @@ export class SessionLog {
         const taken = await screen;
         // Taken after the next op began, the frame could show that op's work, not this one's.
         if (capturing?.late)
-          return this.write(session, state, { ...record, frameSkipped: capturing.late });
+          return this.write(session, state, {
+            ...record,
+            frameSkipped: `the capture took over ${FRAME_WAIT_MS} ms and the session's next op started; a frame taken later could show that op's work`,
+          });
         await this.write(session, state, { ...record, screen: taken, frameMs });
       })
       .catch((e: unknown) => this.report(session, state, e));
@@ -157,25 +156,24 @@ export class SessionLog {
   /**
    * Called as the session's next op starts: a frame from a screencast is the newest one painted
    * before now, and is picked without holding the op; a forced capture (no screencast) is waited
-   * for, since the op must not change the page before it is taken, at most frameWaitMs: past
+   * for, since the op must not change the page before it is taken, at most FRAME_WAIT_MS: past
    * that the frame is left out. Writing is not waited for.
    */
-  async captured(session: string, opTimeoutMs: number): Promise<void> {
+  async captured(session: string): Promise<void> {
     const state = this.states.get(session);
     if (!state) return;
     for (const cut of [...state.cuts]) cut();
     const capture = state.capturing;
-    const waitMs = frameWaitMs(opTimeoutMs);
     if (
       !capture ||
       (await within(
         capture.screen.then(() => true),
-        waitMs,
+        FRAME_WAIT_MS,
         false,
       ))
     )
       return;
-    capture.late = `the capture took over ${Math.round(waitMs)} ms and the session's next op started; a frame taken later could show that op's work`;
+    capture.late = true;
     if (state.capturing === capture) state.capturing = undefined;
   }
 

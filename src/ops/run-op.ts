@@ -6,7 +6,7 @@ import type { Secrets } from '../secrets/secrets.js';
 import type { FlowLibrary } from '../flows/library.js';
 import type { RunRef } from '../flows/runner.js';
 import type { SessionLog } from '../logs/session-log.js';
-import { bounded, opTimeoutMs, recordAnswer } from './deadline.js';
+import { bounded, recordAnswer } from './deadline.js';
 import type { Session } from '../sessions/session.js';
 import type { SessionManager } from '../sessions/session-manager.js';
 import type { OpDefinition, Surface } from './define.js';
@@ -126,8 +126,7 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
   // it (snapshot, find, status…) does not wait.
   const op = rt.ops.get(request.op);
   const frameWait = op?.acts || op?.managesBrowser ? performance.now() : undefined;
-  if (frameWait !== undefined)
-    await rt.logs?.captured(request.session.name, opTimeoutMs(op, request.args, request.session));
+  if (frameWait !== undefined) await rt.logs?.captured(request.session.name);
   const run = openRun(
     rt,
     request,

@@ -13,7 +13,7 @@ import {
   truncate,
 } from '../../src/logs/log-line.js';
 import { readLog } from '../../src/logs/log-reader.js';
-import { frameWaitMs, SessionLog } from '../../src/logs/session-log.js';
+import { FRAME_WAIT_MS, SessionLog } from '../../src/logs/session-log.js';
 import type { BrowserTab } from '../../src/drivers/driver.js';
 
 /** A tab with no screencast whose every capture takes `ms`, as a starved renderer's does. */
@@ -202,7 +202,7 @@ describe('SessionLog', () => {
     }
   });
 
-  test('the next op waits for a slow capture a quarter of its time at most; that frame is left out and says why', async () => {
+  test('the next op waits for a slow capture only FRAME_WAIT_MS; that frame is left out and says why', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'swiftbrowse-log-'));
     try {
       const log = new SessionLog({
@@ -218,14 +218,14 @@ describe('SessionLog', () => {
         acts: true,
         tab: slowTab(20, quick),
       });
-      await log.captured('s', 4000);
+      await log.captured('s');
       assert.equal(quick.done, 1, 'a capture in time is waited for');
       const slow = { done: 0 };
-      const tab = slowTab(frameWaitMs(4000) + 600, slow);
+      const tab = slowTab(FRAME_WAIT_MS + 600, slow);
       log.record({ result: result({ op: 'click' }), args: {}, acts: true, tab });
-      await log.captured('s', 4000);
+      await log.captured('s');
       assert.equal(slow.done, 0, 'the next op went on before the capture came back');
-      await log.captured('s', 4000);
+      await log.captured('s');
       log.record({ result: result({ op: 'status' }), args: {}, acts: false });
       await log.flush();
       const lines = readFileSync(join(dir, 's', 'events.jsonl'), 'utf8')
