@@ -35,6 +35,14 @@ function slowTab(ms: number, captures: { done: number }): BrowserTab {
   return tab as unknown as BrowserTab;
 }
 
+/** The lines session `s` wrote under `dir`, parsed. */
+function eventLines(dir: string): Record<string, unknown>[] {
+  return readFileSync(join(dir, 's', 'events.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
 function result(over: Partial<ActionResult> = {}): ActionResult {
   return {
     ok: true,
@@ -188,10 +196,7 @@ describe('SessionLog', () => {
       log.record({ result: result({ op: 'click' }), args: {}, acts: true, screen: screen(1) });
       log.record({ result: result({ op: 'click' }), args: {}, acts: true, screen: screen(2) });
       await log.flush();
-      const lines = readFileSync(join(dir, 's', 'events.jsonl'), 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      const lines = eventLines(dir);
       assert.equal(lines[0].frame, '000001.jpg');
       assert.equal(lines[1].frame, '000001.jpg');
       assert.equal(lines[1].frame_repeated, true);
@@ -228,10 +233,7 @@ describe('SessionLog', () => {
       await log.captured('s');
       log.record({ result: result({ op: 'status' }), args: {}, acts: false });
       await log.flush();
-      const lines = readFileSync(join(dir, 's', 'events.jsonl'), 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      const lines = eventLines(dir);
       assert.equal(lines[0].frame, '000001.jpg');
       assert.equal(lines[1].frame, undefined);
       assert.match(String(lines[1].frame_skipped), /the session's next op started/);
