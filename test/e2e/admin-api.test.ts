@@ -1,6 +1,6 @@
-// The admin API the operator console reads (issue #20): the browser record kept after the
-// browser is gone, the session list with its files, flows and orphan directories, deleting a
-// finished session's data and keeping a download. Runs on both backends.
+// Server surface: the admin API the operator console reads (issue #20): the browser record kept
+// after the browser is gone, the session list with its files, flows and orphan directories,
+// deleting a finished session's data and keeping a download.
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

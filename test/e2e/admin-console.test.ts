@@ -1,6 +1,6 @@
-// The operator console (/admin/, issue #20) in a real Chromium against a real server with real
-// sessions, files and flows. Screens whose routes come with the `api` and `settings` branches are
-// probed first: their tests skip on a server without them and run once those branches land.
+// Server surface: the operator console (/admin/, issue #20) in a real Chromium against a real
+// server with real sessions, files and flows. Screens whose routes come with the `api` and
+// `settings` branches are probed first: their tests skip on a server without them.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request as forward, type Server } from 'node:http';

@@ -1,3 +1,4 @@
+// Server surface: /admin/settings: every setting with its source.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

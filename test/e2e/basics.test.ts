@@ -1,3 +1,4 @@
+// Browser behaviour: navigating, acting and the ActionResult on a real page.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startHarness, type Harness } from '../helpers/harness.js';

@@ -1,3 +1,4 @@
+// Server surface: the bench runs and prints its sections.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

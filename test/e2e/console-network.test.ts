@@ -1,3 +1,4 @@
+// Browser behaviour: the page's console and network, as each backend reports them.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startHarness, type Harness } from '../helpers/harness.js';

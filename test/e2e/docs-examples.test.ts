@@ -1,3 +1,4 @@
+// Server surface: every shell example in the README and docs/ runs as written.
 import assert from 'node:assert/strict';
 import { exec } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,3 +1,4 @@
+// Browser behaviour: crashed renderers, dialog storms and other pages that fight back.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';

@@ -1,3 +1,4 @@
+// Browser behaviour: downloads, kept files and uploads through a real page.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,3 +1,4 @@
+// Server surface: flows: save, validate, run, report.
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,3 +1,4 @@
+// Browser behaviour: iframes and shadow roots, read and acted in.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { startHarness, type Harness } from '../helpers/harness.js';

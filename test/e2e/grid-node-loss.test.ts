@@ -1,5 +1,5 @@
-// A Grid node that dies under a session (its machine lost, its pod evicted): the hub keeps
-// listing it as up until its health check, and the browser's socket goes quiet.
+// Grid backend: a Grid node that dies under a session (its machine lost, its pod evicted): the
+// hub keeps listing it as up until its health check, and the browser's socket goes quiet.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { BrowserRecord } from '../../src/sessions/browser-record.js';

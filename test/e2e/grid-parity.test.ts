@@ -1,3 +1,4 @@
+// Browser behaviour: what the Grid and Firefox once did differently from Chromium, now alike.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import type { BrowserRecord } from '../../src/sessions/browser-record.js';

@@ -1,5 +1,5 @@
-// The Grid's new-session queue against a Grid of one slot: what a caller who gives up leaves
-// behind, and what a queue timeout says.
+// Grid backend: the Grid's new-session queue against a Grid of one slot: what a caller who gives
+// up leaves behind, and what a queue timeout says.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';

@@ -1,5 +1,5 @@
-// The Grid backend itself, against the real Selenium Grid of the grid arm: what a restart, a reap,
-// a download and a refusal look like. The shared suite covers the ops on both backends.
+// Grid backend: the Grid backend itself, against the real Selenium Grid of the grid arm: what a
+// restart, a reap, a download and a refusal look like. The shared suite covers the ops.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

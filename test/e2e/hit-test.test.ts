@@ -1,3 +1,4 @@
+// Browser behaviour: actionability: covered, hidden, disabled and moving elements.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { startHarness, type Harness } from '../helpers/harness.js';

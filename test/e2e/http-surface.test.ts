@@ -1,3 +1,4 @@
+// Server surface: the HTTP routes.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError, loadConfig, type ConfigInput } from '../../src/config.js';

@@ -1,3 +1,4 @@
+// Browser behaviour: reading and acting on pages too big to send whole.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test, type TestContext } from 'node:test';
 import { startHarness, type Harness, type OpResponse } from '../helpers/harness.js';

@@ -1,3 +1,4 @@
+// Browser behaviour: click, fill, press, hover and scroll on real controls.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startHarness, type Harness } from '../helpers/harness.js';

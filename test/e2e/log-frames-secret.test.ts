@@ -1,3 +1,4 @@
+// Browser behaviour: the session log's frames never show a typed secret.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,3 +1,4 @@
+// Browser behaviour: the session log's lines and frames as each backend captures them.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';

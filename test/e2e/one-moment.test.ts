@@ -1,3 +1,4 @@
+// Browser behaviour: the answer describes one moment: settling after an act.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

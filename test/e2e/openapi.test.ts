@@ -1,5 +1,5 @@
-// The OpenAPI document (issue #21 item 2) from a live server, checked by a real OpenAPI 3.1
-// validator and the way a client generator reads it, and its reference page in a real Chromium.
+// Server surface: the OpenAPI document (issue #21 item 2) from a live server, checked by a real
+// OpenAPI 3.1 validator and the way a client generator reads it, and its reference page.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';

@@ -1,5 +1,5 @@
-// Outages and bad disks: Redis going away and coming back, a DATA_DIR that cannot be written at
-// start-up, and a session's files folder that cannot be written while its browser runs.
+// Server surface: outages and bad disks: Redis going away and coming back, a DATA_DIR that cannot
+// be written at start-up, and a session's files folder that cannot be written while it runs.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,3 +1,4 @@
+// Browser behaviour: tabs, popups and new_tab.
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,3 +1,4 @@
+// Browser behaviour: the pointer: glide, hover, drag.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { skipOn } from '../helpers/backend.js';

@@ -1,3 +1,4 @@
+// Browser behaviour: persistent profiles and storage state.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { BACKEND } from '../helpers/backend.js';

@@ -1,5 +1,5 @@
-// Patterns met on third-party pages (issue 18): ARIA widgets, labels that wrap their control,
-// sentences broken by inline elements, and outline narrowed to a part of the page.
+// Browser behaviour: patterns met on third-party pages (issue 18): ARIA widgets, labels that wrap
+// their control, sentences broken by inline elements, and outline narrowed to a part of the page.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { startHarness, type Harness } from '../helpers/harness.js';

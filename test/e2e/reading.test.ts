@@ -1,3 +1,4 @@
+// Browser behaviour: the text track, snapshot, find, outline and extract.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { startHarness, type Harness } from '../helpers/harness.js';

@@ -1,3 +1,4 @@
+// Server surface: the reliability run starts and reports.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';

@@ -1,3 +1,4 @@
+// Server surface, also on the Grid: a restart with the Redis store re-attaches what it can (the Grid: the same browser).
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,3 +1,4 @@
+// Browser behaviour: secrets typed into pages and scrubbed from what comes back.
 import assert from 'node:assert/strict';
 import {
   mkdirSync,

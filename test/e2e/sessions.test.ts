@@ -1,3 +1,4 @@
+// Browser behaviour: sessions: isolation, a killed browser, close and open, the op queue.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { BrowserRecord } from '../../src/sessions/browser-record.js';

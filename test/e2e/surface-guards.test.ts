@@ -1,3 +1,4 @@
+// Server surface: Host, body and MCP-session guards.
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';

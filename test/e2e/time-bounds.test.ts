@@ -1,3 +1,4 @@
+// Browser behaviour: every op answers within its timeout, whatever the page does.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { BACKEND, skipOn } from '../helpers/backend.js';

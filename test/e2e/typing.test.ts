@@ -1,3 +1,4 @@
+// Browser behaviour: typing into every kind of control.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { BACKEND } from '../helpers/backend.js';

@@ -1,3 +1,4 @@
+// Server surface: the log viewer.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';

@@ -22,6 +22,8 @@ export const SKIP_REASONS = {
     'WebDriver BiDi has no command that tells a page running script from one laying out (CDP Performance.getMetrics does), so a held page is stuck either way',
   'chromium-renderer':
     "it kills the page's renderer by its Chromium command line (--type=renderer); Firefox's forked content processes carry no site or type to tell the page's from the others",
+  'firefox-file-loads':
+    "Firefox's BiDi network module shows no file: load, so a file page's own links and frames could not be held to FILE_URL_DIRS: the local Firefox refuses file: pages as unsupported",
 } as const;
 
 export type SkipReason = keyof typeof SKIP_REASONS;

@@ -114,7 +114,7 @@ export class WebDriverTab implements BrowserTab {
   private closed = false;
   private size: { width: number; height: number };
   private pointer = { x: 0, y: 0 };
-  /** The context and point the last pointer move went to (inputByFrame: maybe a frame's). */
+  /** The context and point the last pointer move went to (on Firefox: maybe a frame's). */
   private pointerFrame?: { context: string; x: number; y: number };
   private readonly record = new TabRecord<string>();
   private readonly entries = new Map<string, NetworkEntry>();
@@ -140,9 +140,10 @@ export class WebDriverTab implements BrowserTab {
     /**
      * Firefox dispatches input into the document of the context it is sent to, never on into a
      * frame another process holds (a cross-origin frame): there input goes to the frame under the
-     * pointer, or the one holding the focus, in that frame's coordinates.
+     * pointer, or the one holding the focus, in that frame's coordinates. Its BiDi network module
+     * sees no `file:` load either, so no file page's links and frames can be held to the policy.
      */
-    private readonly inputByFrame = false,
+    private readonly firefox = false,
   ) {
     this.size = { ...viewport };
     this.death.catch(() => undefined);
@@ -384,6 +385,13 @@ export class WebDriverTab implements BrowserTab {
   }
 
   goto(url: string, timeoutMs: number): Promise<NavigationOutcome> {
+    if (this.firefox && url.startsWith('file:'))
+      return Promise.reject(
+        new OpError(
+          'unsupported',
+          `Firefox cannot open ${url} here: its WebDriver BiDi shows no file: load, so the links and frames of a file page could not be held to FILE_URL_DIRS. Open file pages on Chromium (browser "chromium"), or serve the files over http.`,
+        ),
+      );
     return this.navigation(`Loading ${url}`, timeoutMs, () =>
       this.call('browsingContext.navigate', {
         context: this.context,
@@ -607,10 +615,10 @@ export class WebDriverTab implements BrowserTab {
     );
   }
 
-  /** Where input at viewport point (x, y) goes: this tab, or (inputByFrame) the frame under it. */
+  /** Where input at viewport point (x, y) goes: this tab, or (on Firefox) the frame under it. */
   private async frameAt(x: number, y: number): Promise<{ context: string; x: number; y: number }> {
     let at = { context: this.context, x, y };
-    if (!this.inputByFrame) return at;
+    if (!this.firefox) return at;
     for (let depth = 0; depth < FRAME_DEPTH; depth++) {
       const inner = await this.innerFrame(
         at.context,
@@ -622,10 +630,10 @@ export class WebDriverTab implements BrowserTab {
     return at;
   }
 
-  /** Where key input goes: this tab, or (inputByFrame) the frame holding the focus. */
+  /** Where key input goes: this tab, or (on Firefox) the frame holding the focus. */
   private async focusedFrame(): Promise<string> {
     let context = this.context;
-    if (!this.inputByFrame) return context;
+    if (!this.firefox) return context;
     for (let depth = 0; depth < FRAME_DEPTH; depth++) {
       const inner = await this.innerFrame(
         context,
