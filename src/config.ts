@@ -209,6 +209,11 @@ export const SETTINGS = {
     schema: int(1, 100_000).default(100),
     doc: 'Most MCP sessions open at once over HTTP (/mcp); an initialize past it is refused with 429',
   },
+  mcpSessionsPerCaller: {
+    env: 'MCP_SESSIONS_PER_CALLER',
+    schema: int(1, 100_000).optional(),
+    doc: 'Most of those sessions one caller (its client address, with its bearer token) holds at once; default a quarter of MCP_MAX_SESSIONS, at least 1',
+  },
   mcpSessionIdle: {
     env: 'MCP_SESSION_IDLE',
     schema: duration.default(30 * 60_000),
@@ -389,6 +394,7 @@ export type SettingName = keyof Settings;
 export type SettingSource = 'default' | 'env' | 'flag';
 export type Config = { -readonly [K in keyof Settings]: z.output<Settings[K]['schema']> } & {
   uploadDirs: string[];
+  mcpSessionsPerCaller: number;
   sources: Record<SettingName, SettingSource>;
 };
 export type ConfigInput = { -readonly [K in keyof Settings]?: unknown };
@@ -427,6 +433,8 @@ export function loadConfig(
     resolve(d),
   );
   config.fileUrlDirs = config.fileUrlDirs.map((d) => checkFileUrlDir(d, config));
+  // One caller's initializes must leave room for others: 6,000 from one client took all 100.
+  config.mcpSessionsPerCaller ??= Math.max(1, Math.floor(config.mcpMaxSessions / 4));
   try {
     checkConfigCapabilities(config.sessionCapabilities);
   } catch (e) {

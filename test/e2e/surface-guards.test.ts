@@ -15,11 +15,14 @@ interface Answer {
   headers: Record<string, string | string[] | undefined>;
 }
 
-/** A request with a chosen Host header, which fetch refuses to set. */
+/**
+ * A request with a chosen Host header, which fetch refuses to set, or from a chosen loopback
+ * source address (`from`: another client address on this machine).
+ */
 function raw(
   base: string,
   path: string,
-  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+  init: { method?: string; headers?: Record<string, string>; body?: string; from?: string } = {},
 ): Promise<Answer> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
@@ -30,6 +33,7 @@ function raw(
         path,
         method: init.method ?? 'GET',
         headers: init.headers,
+        localAddress: init.from,
       },
       (res) => {
         let text = '';
@@ -207,23 +211,82 @@ describe('MCP sessions over HTTP', () => {
   const initialize = (x: Harness) =>
     x.request('/mcp?session=guard', { method: 'POST', headers: MCP_HEADERS, body: INITIALIZE });
 
+  // A DELETE /mcp closing one session, as a client does when it is done.
+  const close = (x: Harness, sid: string) =>
+    x.request('/mcp', {
+      method: 'DELETE',
+      headers: { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' },
+    });
+  // An initialize from another client address on this machine (127.0.0.2 is loopback too).
+  const initializeFrom = (x: Harness, from: string, headers: Record<string, string> = {}) =>
+    raw(x.url, '/mcp?session=guard', {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, ...headers },
+      body: INITIALIZE,
+      from,
+    });
+  // Seconds, at least 1 and at most MCP_SESSION_IDLE (30 min by default).
+  const assertRetryAfter = (value: string | string[] | null | undefined) => {
+    const seconds = Number(value);
+    assert.ok(Number.isInteger(seconds) && seconds >= 1 && seconds <= 1800, String(value));
+  };
+
   test('an initialize past MCP_MAX_SESSIONS is refused with 429, naming the setting', async () => {
-    await withHarness({ mcpMaxSessions: 2 }, async (x) => {
+    await withHarness({ mcpMaxSessions: 2, mcpSessionsPerCaller: 5 }, async (x) => {
       const first = await initialize(x);
       assert.equal(first.status, 200);
       assert.equal((await initialize(x)).status, 200);
       const refused = await initialize(x);
       assert.equal(refused.status, 429);
+      assertRetryAfter(refused.headers.get('retry-after'));
       const body = (await refused.json()) as { error: { message: string } };
       assert.match(body.error.message, /MCP_MAX_SESSIONS/);
+      assert.match(body.error.message, /frees in \d+ s/);
       // Closing one makes room.
-      const sid = first.headers.get('mcp-session-id')!;
-      const closed = await x.request('/mcp', {
-        method: 'DELETE',
-        headers: { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' },
-      });
-      assert.equal(closed.status, 200);
+      assert.equal((await close(x, first.headers.get('mcp-session-id')!)).status, 200);
       assert.equal((await initialize(x)).status, 200);
+    });
+  });
+
+  test('one caller past MCP_SESSIONS_PER_CALLER is refused while another still initializes', async () => {
+    await withHarness({ mcpMaxSessions: 10, mcpSessionsPerCaller: 2 }, async (x) => {
+      const first = await initialize(x);
+      assert.equal(first.status, 200);
+      assert.equal((await initialize(x)).status, 200);
+      const refused = await initialize(x);
+      assert.equal(refused.status, 429);
+      assertRetryAfter(refused.headers.get('retry-after'));
+      const { message } = ((await refused.json()) as { error: { message: string } }).error;
+      assert.match(message, /client address 127\.0\.0\.1 already holds 2 MCP sessions/);
+      assert.match(message, /MCP_SESSIONS_PER_CALLER/);
+      assert.match(message, /frees in \d+ s/);
+      assert.match(message, /DELETE \/mcp/);
+      // The server has room: another client address is not held to the first one's share.
+      assert.equal((await initializeFrom(x, '127.0.0.2')).status, 200);
+      // Closing one of its own sessions gives the first caller a slot back.
+      assert.equal((await close(x, first.headers.get('mcp-session-id')!)).status, 200);
+      assert.equal((await initialize(x)).status, 200);
+    });
+  });
+
+  test('with SWIFTBROWSE_TOKEN the share refusal says "your token" and never prints it', async () => {
+    const token = 'caller-token-1';
+    await withHarness({ token, mcpSessionsPerCaller: 1 }, async (x) => {
+      const auth = { authorization: `Bearer ${token}` };
+      const init = () =>
+        x.request('/mcp?session=guard', {
+          method: 'POST',
+          headers: { ...MCP_HEADERS, ...auth },
+          body: INITIALIZE,
+        });
+      assert.equal((await init()).status, 200);
+      const refused = await init();
+      assert.equal(refused.status, 429);
+      const text = await refused.text();
+      assert.match(text, /Your token from 127\.0\.0\.1 already holds 1 MCP session\b/);
+      assert.ok(!text.includes(token), text);
+      // One token shared by two clients gives each its own share.
+      assert.equal((await initializeFrom(x, '127.0.0.2', auth)).status, 200);
     });
   });
 

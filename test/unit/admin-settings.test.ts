@@ -57,6 +57,19 @@ test('ROUTE_PREFIX takes a path, drops a trailing slash, and refuses anything el
   assert.equal(insidePrefix('/sb', '/sbx'), false);
 });
 
+test('MCP_SESSIONS_PER_CALLER defaults to a quarter of MCP_MAX_SESSIONS, at least 1', () => {
+  const share = (env: NodeJS.ProcessEnv) => {
+    const by = new Map(settingsView(loadConfig(env)).map((s) => [s.name, s]));
+    const view = by.get('mcpSessionsPerCaller');
+    return [view?.value, view?.source];
+  };
+  assert.deepEqual(share({}), [25, 'default']);
+  assert.deepEqual(share({ MCP_MAX_SESSIONS: '10' }), [2, 'default']);
+  assert.deepEqual(share({ MCP_MAX_SESSIONS: '3' }), [1, 'default']);
+  assert.deepEqual(share({ MCP_SESSIONS_PER_CALLER: '40' }), [40, 'env']);
+  assert.throws(() => loadConfig({ MCP_SESSIONS_PER_CALLER: '0' }), /MCP_SESSIONS_PER_CALLER/);
+});
+
 const bind = (n: number, allowed: boolean): BindRecord => ({
   event: 'secret_bind',
   session: `s${n}`,

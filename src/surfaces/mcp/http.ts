@@ -1,10 +1,11 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import { randomUUID } from 'node:crypto';
 import { toOpError } from '../../core/errors.js';
 import type { OpRuntime } from '../../ops/run-op.js';
 import { resolveSessionName } from '../../sessions/resolve.js';
+import { mcpCallerOf, type McpCaller } from './caller.js';
 import type { RequestExtra } from './mcp-server.js';
 import { isToolSet, type ToolSet } from './tools.js';
 
@@ -12,6 +13,8 @@ interface Connection {
   transport: WebStandardStreamableHTTPServerTransport;
   server: Server;
   lastSeen: number;
+  /** McpCaller.key of whoever initialized it. */
+  caller: string;
 }
 
 export interface McpEndpoint {
@@ -60,6 +63,7 @@ export function mountMcp(app: Hono, runtime: OpRuntime): McpEndpoint {
   const live = new Map<string, Connection>();
   const idleMs = config.mcpSessionIdle;
   let opening = 0;
+  const openingBy = new Map<string, number>();
 
   const drop = async (id: string) => {
     const connection = live.get(id);
@@ -78,6 +82,42 @@ export function mountMcp(app: Hono, runtime: OpRuntime): McpEndpoint {
       ? setInterval(() => void sweep(), Math.min(Math.max(idleMs / 2, 100), 60_000))
       : undefined;
   sweeper?.unref();
+
+  // The wait a refusal states: when the first of these sessions is idle past MCP_SESSION_IDLE.
+  // One still being opened counts as used now.
+  const freesIn = (connections: Connection[]) => {
+    const oldest = connections.reduce((at, x) => Math.min(at, x.lastSeen), Date.now());
+    return Math.max(1, Math.ceil((oldest + idleMs - Date.now()) / 1000));
+  };
+  const refuse = (c: Context, full: string, connections: Connection[], move: string) => {
+    if (idleMs === 0)
+      return c.json(
+        rpcError(-32000, `${full} None frees on its own (MCP_SESSION_IDLE is 0). ${move}`),
+        429,
+      );
+    const seconds = freesIn(connections);
+    c.header('Retry-After', String(seconds));
+    return c.json(
+      rpcError(
+        -32000,
+        `${full} The first of them frees in ${seconds} s if it stays unused (MCP_SESSION_IDLE, ${idleMs / 1000} s). ${move}`,
+      ),
+      429,
+    );
+  };
+  // A caller at its share is refused rather than losing its oldest session to make room: one
+  // address or token may stand for several agents, and a session one still uses would vanish.
+  const shareRefusal = (c: Context, caller: McpCaller) => {
+    const held = [...live.values()].filter((x) => x.caller === caller.key);
+    const count = held.length + (openingBy.get(caller.key) ?? 0);
+    if (count < config.mcpSessionsPerCaller) return undefined;
+    return refuse(
+      c,
+      `${caller.name} already holds ${count} MCP session${count === 1 ? '' : 's'}, its full share: MCP_SESSIONS_PER_CALLER allows ${config.mcpSessionsPerCaller} per caller.`,
+      held,
+      'Close sessions you no longer use (DELETE /mcp with their Mcp-Session-Id) or reuse one you hold instead of initializing again.',
+    );
+  };
 
   app.all('/mcp', async (c) => {
     // The app's body guard has read the body (size, type, depth); the transport gets it parsed.
@@ -111,13 +151,15 @@ export function mountMcp(app: Hono, runtime: OpRuntime): McpEndpoint {
     await sweep();
     // The same condition as MAX_SESSIONS (session_limit, 429): the server is healthy but full.
     // Initializes still being answered count, or a burst of them would pass the cap together.
+    const caller = mcpCallerOf(c, config.token);
+    const overShare = shareRefusal(c, caller);
+    if (overShare) return overShare;
     if (live.size + opening >= config.mcpMaxSessions)
-      return c.json(
-        rpcError(
-          -32000,
-          `SwiftBrowse already holds ${live.size} MCP sessions, the most MCP_MAX_SESSIONS allows. Close a session you no longer use (DELETE /mcp with its Mcp-Session-Id) or retry once one has been idle for MCP_SESSION_IDLE (${idleMs / 1000} s).`,
-        ),
-        429,
+      return refuse(
+        c,
+        `SwiftBrowse already holds ${live.size + opening} MCP sessions, the most MCP_MAX_SESSIONS allows.`,
+        [...live.values()],
+        'Close a session you no longer use (DELETE /mcp with its Mcp-Session-Id) or retry later.',
       );
 
     // A client may pick its tool set on the URL (?tools=full); the server setting is the default.
@@ -126,18 +168,24 @@ export function mountMcp(app: Hono, runtime: OpRuntime): McpEndpoint {
       return c.json(rpcError(-32602, `?tools= takes full or compact (got "${asked}").`), 400);
     const tools: ToolSet = asked ?? config.mcpTools;
 
-    return open(c.req.raw, tools, parsedBody);
+    return open(c.req.raw, tools, parsedBody, caller.key);
   });
 
-  const open = async (request: Request, tools: ToolSet, parsedBody: unknown) => {
+  const open = async (request: Request, tools: ToolSet, parsedBody: unknown, caller: string) => {
+    const count = (by: number) => {
+      opening += by;
+      const now = (openingBy.get(caller) ?? 0) + by;
+      if (now > 0) openingBy.set(caller, now);
+      else openingBy.delete(caller);
+    };
     let counted = true;
     const uncount = () => {
-      if (counted) opening--;
+      if (counted) count(-1);
       counted = false;
     };
-    opening++;
+    count(1);
     try {
-      return await connect(request, tools, parsedBody, uncount);
+      return await connect(request, tools, parsedBody, caller, uncount);
     } finally {
       uncount();
     }
@@ -147,6 +195,7 @@ export function mountMcp(app: Hono, runtime: OpRuntime): McpEndpoint {
     request: Request,
     tools: ToolSet,
     parsedBody: unknown,
+    caller: string,
     initialized: () => void,
   ) => {
     const [{ WebStandardStreamableHTTPServerTransport }, { createMcpServer }] = await loadSdk();
@@ -161,7 +210,7 @@ export function mountMcp(app: Hono, runtime: OpRuntime): McpEndpoint {
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (sid) => {
           initialized();
-          live.set(sid, { transport, server, lastSeen: Date.now() });
+          live.set(sid, { transport, server, lastSeen: Date.now(), caller });
         },
         onsessionclosed: (sid) => drop(sid),
       });
