@@ -22,17 +22,13 @@ export const patternArg = (what: string) =>
   z
     .string()
     .min(1)
-    .refine(
-      (p) => {
-        try {
-          patternTest(p);
-          return true;
-        } catch {
-          return false;
-        }
-      },
-      { message: 'not a valid /regex/flags' },
-    )
+    .superRefine((p, ctx) => {
+      try {
+        patternTest(p);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message });
+      }
+    })
     .describe(
       `Keep only entries whose ${what} contains this text (any case) or matches /regex/flags`,
     );

@@ -1,4 +1,5 @@
 import { OpError } from '../core/errors.js';
+import { regexRisk } from '../core/regex-risk.js';
 import type { TargetSummary } from '../core/result.js';
 import { describeTarget, strategyOf, type Target } from '../core/target.js';
 import type { BrowserTab, FramePath } from '../drivers/driver.js';
@@ -138,10 +139,29 @@ export async function frameAt(
   return frame;
 }
 
-/** `/regex/flags` is a regular expression; anything else is exact text. */
+/**
+ * `/regex/flags` is a regular expression; anything else is exact text. A regex that does not
+ * compile, or whose shape can backtrack for exponential time in the page, is invalid_argument.
+ */
 export function textMatcher(text: string): TextMatcher {
   const m = /^\/(.+)\/([dgimsuy]*)$/s.exec(text);
-  return m ? { regex: m[1], flags: m[2].replace('g', '') } : { exact: text };
+  if (!m) return { exact: text };
+  const matcher = { regex: m[1], flags: m[2].replace('g', '') };
+  try {
+    new RegExp(matcher.regex, matcher.flags);
+  } catch (e) {
+    throw new OpError(
+      'invalid_argument',
+      `${text} is not a regular expression: ${(e as Error).message}.`,
+    );
+  }
+  const risk = regexRisk(matcher.regex);
+  if (risk)
+    throw new OpError(
+      'invalid_argument',
+      `${text} is refused: ${risk}. It would run inside the page, where one match cannot be stopped. Write it without the nested repeat (e.g. /^x+y$/ for /^(x+x+)+y$/), or give the exact text.`,
+    );
+  return matcher;
 }
 
 export function pageTarget(target: Target): PageTarget {
