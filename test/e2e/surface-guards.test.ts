@@ -164,6 +164,58 @@ describe('request bodies', () => {
     assert.equal(r.status, 201, await r.text());
   });
 
+  test('YAML nested 1.75 MB deep is refused at once, and /health answers meanwhile', async () => {
+    const levels = 350_000;
+    const body = `name: deep\nsteps: [{op: goto, args: ${'{a: '.repeat(levels)}1${'}'.repeat(levels)}}]\n`;
+    assert.ok(body.length > 1_700_000 && body.length < 2 * 1024 * 1024, String(body.length));
+    const order: string[] = [];
+    const put = h
+      .request('/flows/deep-yaml', {
+        method: 'PUT',
+        headers: { 'content-type': 'application/yaml', 'x-session-key': 'deep' },
+        body,
+      })
+      .then(async (r) => {
+        order.push('put');
+        return { status: r.status, text: await r.text() };
+      });
+    const sent = performance.now();
+    const health = h.request('/health').then((r) => {
+      order.push('health');
+      return { status: r.status, ms: performance.now() - sent };
+    });
+    const [refused, alive] = await Promise.all([put, health]);
+    assert.equal(refused.status, 400, refused.text);
+    assert.match(refused.text, /"kind":"invalid_argument"/);
+    assert.match(refused.text, /deeper than 64 levels \(MAX_NESTING_DEPTH\)/);
+    assert.equal(alive.status, 200);
+    // The old parser held the event loop 9-10 s: /health waited behind the PUT's answer.
+    assert.ok(order[0] === 'health' || alive.ms < 2000, `${order.join(', ')}; ${alive.ms} ms`);
+  });
+
+  test('YAML nested deep by indentation alone is invalid_argument naming the limit', async () => {
+    const r = await h.request('/flows/deep-block', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/yaml', 'x-session-key': 'deep' },
+      body: `name: deep-block\nsteps:\n${'- '.repeat(100_000)}x\n`,
+    });
+    const text = await r.text();
+    assert.equal(r.status, 400, text);
+    assert.match(text, /"kind":"invalid_argument"/);
+    assert.match(text, /deeper than 64 levels \(MAX_NESTING_DEPTH\)/);
+  });
+
+  test('a YAML flow whose target nests 40 scopes deep is still read', async () => {
+    let target = '{role: button, name: Go}';
+    for (let i = 0; i < 40; i++) target = `{role: region, within: ${target}}`;
+    const r = await h.request('/flows/scoped-yaml', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/yaml', 'x-session-key': 'scoped' },
+      body: `# a comment [[[[\nsteps:\n  - op: click\n    args:\n      target: ${target}\n`,
+    });
+    assert.equal(r.status, 201, await r.text());
+  });
+
   test('a YAML alias bomb sent as a flow is invalid_argument naming the alias limit', async () => {
     const rows = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
     for (const [i, name] of ['b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'].entries()) {

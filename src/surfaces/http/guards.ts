@@ -1,12 +1,6 @@
+import { jsonDepth, MAX_NESTING_DEPTH, tooDeep } from '../../core/depth.js';
 import { OpError } from '../../core/errors.js';
 import type { Config } from '../../config.js';
-
-/**
- * Deepest JSON body accepted. The deepest body an op takes is a batch step whose target nests
- * `within` (body, steps, step, args, target: 5 levels, one more per `within`), wrapped in
- * JSON-RPC on /mcp (3 more): 64 leaves room for 50 nested scopes.
- */
-export const MAX_JSON_DEPTH = 64;
 
 const JSON_TYPE = /^application\/json\b/i;
 const YAML_TYPE = /^(application|text)\/(x-)?yaml\b/i;
@@ -54,36 +48,13 @@ export function hostRefusal(host: string | undefined): OpError {
   );
 }
 
-/**
- * How deep `text` nests JSON arrays and objects, by a linear scan of brackets outside strings, so
- * a hostile body is refused before anything recursive reads it. Stops once past `limit`.
- */
-export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    if (inString) {
-      if (ch === 0x5c) i++;
-      else if (ch === 0x22) inString = false;
-    } else if (ch === 0x22) inString = true;
-    else if (ch === 0x5b || ch === 0x7b) {
-      depth++;
-      if (depth > max) max = depth;
-      if (max > limit) return max;
-    } else if (ch === 0x5d || ch === 0x7d) depth--;
-  }
-  return max;
-}
-
 /** Routes whose PUT takes a flow document, which may be YAML text (DESIGN §13). */
 const FLOW_DOCUMENT = /^\/(flows\/[^/]+|admin\/flows\/[^/]+\/[^/]+)$/;
 
 /**
  * The body rule of every route (DESIGN §13): a request that may change state (POST, PUT, PATCH)
  * says it is JSON (or YAML where a flow document is sent), so no HTML form can post here, and a
- * JSON body nested past MAX_JSON_DEPTH is refused before it is parsed. Returns the refusal.
+ * JSON body nested past MAX_NESTING_DEPTH is refused before it is parsed. Returns the refusal.
  */
 export async function checkBody(
   method: string,
@@ -103,11 +74,8 @@ export async function checkBody(
         : `Send the body as JSON with Content-Type: application/json, even when it is empty (got ${got}). Plain-text and form bodies are refused so that no web page can post here.`,
     );
   }
-  if (jsonDepth(await text()) > MAX_JSON_DEPTH) {
-    return new OpError(
-      'invalid_argument',
-      `The JSON body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels, the most SwiftBrowse reads; no op's arguments need more. Flatten it.`,
-    );
+  if (jsonDepth(await text()) > MAX_NESTING_DEPTH) {
+    return tooDeep('The JSON body nests arrays and objects');
   }
   return undefined;
 }
