@@ -1,6 +1,7 @@
 // Server surface: Host, body and MCP-session guards.
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig, type ConfigInput } from '../../src/config.js';
 import { hostRule } from '../../src/surfaces/http/guards.js';
@@ -253,6 +254,82 @@ describe('request bodies', () => {
       assert.match(body.error.message, new RegExp(type.replace(/[/.+]/g, '\\$&')));
     });
   }
+});
+
+/**
+ * Sends `head` on a raw socket, then one byte of `trickle` a second, and resolves with what the
+ * server answered and how long after the first byte it closed the socket.
+ */
+function trickle(base: string, head: string, drip: string): Promise<{ text: string; ms: number }> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname);
+    const started = performance.now();
+    let text = '';
+    let sent = 0;
+    const timer = setInterval(() => socket.write(drip[sent++ % drip.length]), 1000);
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (text += chunk));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearInterval(timer);
+      resolve({ text, ms: performance.now() - started });
+    });
+    socket.on('connect', () => socket.write(head));
+    // Old servers held such a socket for 300 s: give up well before the test's own timeout.
+    setTimeout(() => {
+      clearInterval(timer);
+      socket.destroy();
+      reject(new Error(`the socket was still open after 20 s; answered ${JSON.stringify(text)}`));
+    }, 20_000).unref();
+  });
+}
+
+describe('slow clients (HEADERS_TIMEOUT, REQUEST_TIMEOUT)', () => {
+  let x: Harness;
+  before(async () => {
+    x = await startHarness({ headersTimeout: '1s', requestTimeout: '2s' });
+  });
+  after(() => x.close());
+
+  test('a body trickled at a byte a second is cut with 408 once REQUEST_TIMEOUT passes', async () => {
+    const host = new URL(x.url).host;
+    const head = `PUT /flows/slow HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nX-Session-Key: slow\r\nContent-Length: 1000\r\n\r\n{`;
+    const r = await trickle(x.url, head, ' ');
+    assert.match(r.text, /^HTTP\/1\.1 408/);
+    // 2 s, checked every second, with room for a loaded machine; the default would be 30 s.
+    assert.ok(r.ms < 15_000, `${r.ms} ms`);
+  });
+
+  test('headers trickled at a byte a second are cut with 408 once HEADERS_TIMEOUT passes', async () => {
+    const r = await trickle(x.url, 'GET /health HTTP/1.1\r\nX-Slow: ', 'a');
+    assert.match(r.text, /^HTTP\/1\.1 408/);
+    assert.ok(r.ms < 15_000, `${r.ms} ms`);
+  });
+
+  test('a keep-alive socket idle past both bounds still takes its next request', async () => {
+    const url = new URL(x.url);
+    const socket = connect(Number(url.port), url.hostname);
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (text += chunk));
+    const answers = (n: number) =>
+      new Promise<void>((resolve, reject) => {
+        const seen = () => (text.match(/HTTP\/1\.1 200/g) ?? []).length >= n && text.endsWith('}');
+        const check = () => (seen() ? resolve() : undefined);
+        socket.on('data', check);
+        socket.on('close', () => (seen() ? resolve() : reject(new Error(`closed: ${text}`))));
+        check();
+      });
+    const ask = `GET /health HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`;
+    socket.write(ask);
+    await answers(1);
+    // Idle for longer than REQUEST_TIMEOUT: the bounds count from a request's first byte.
+    await new Promise((r) => setTimeout(r, 3000));
+    socket.write(ask);
+    await answers(2);
+    socket.destroy();
+  });
 });
 
 describe('MCP sessions over HTTP', () => {
