@@ -396,4 +396,13 @@ describe('operator routes', () => {
   test('with no token at all, a loopback server opens them to its machine', async () => {
     assert.equal((await h.request('/admin/sessions')).status, 200);
   });
+
+  for (const path of ['/admin/', '/viewer']) {
+    test(`${path} may not be framed by another page (CSP frame-ancestors, X-Frame-Options)`, async () => {
+      const r = await h.request(path);
+      assert.equal(r.status, 200, await r.text());
+      assert.match(r.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
+      assert.equal(r.headers.get('x-frame-options'), 'DENY');
+    });
+  }
 });
