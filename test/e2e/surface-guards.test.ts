@@ -397,6 +397,37 @@ describe('operator routes', () => {
     assert.equal((await h.request('/admin/sessions')).status, 200);
   });
 
+  test('the console’s own origin is let in under every loopback name on the server’s port', async () => {
+    for (const name of ['127.0.0.1', 'localhost', '[::1]']) {
+      const r = await h.request('/admin/sessions', {
+        headers: { origin: `http://${name}:${port}` },
+      });
+      assert.equal(r.status, 200, `${name}: ${await r.text()}`);
+    }
+    // A page the browser visits on another local port is not the console.
+    const other = await h.request('/admin/sessions', {
+      headers: { origin: `http://localhost:${Number(port) === 9 ? 10 : 9}` },
+    });
+    assert.equal(other.status, 403);
+    // Nor are caller routes opened to it: they keep to ALLOWED_ORIGINS.
+    const caller = await h.request('/flows', { headers: { origin: `http://localhost:${port}` } });
+    assert.equal(caller.status, 403);
+  });
+
+  test('PUBLIC_URL’s origin and ALLOWED_HOSTS names are the console’s own too', async () => {
+    await withHarness(
+      { publicUrl: 'https://browse.corp.test', allowedHosts: 'tools.corp.test:8443' },
+      async (x) => {
+        const status = async (origin: string) =>
+          (await x.request('/admin/sessions', { headers: { origin } })).status;
+        assert.equal(await status('https://browse.corp.test'), 200);
+        assert.equal(await status('http://tools.corp.test:8443'), 200);
+        assert.equal(await status('http://tools.corp.test:9000'), 403);
+        assert.equal(await status('http://evil.test'), 403);
+      },
+    );
+  });
+
   for (const path of ['/admin/', '/viewer']) {
     test(`${path} may not be framed by another page (CSP frame-ancestors, X-Frame-Options)`, async () => {
       const r = await h.request(path);

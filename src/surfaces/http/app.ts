@@ -1,3 +1,4 @@
+import type { HttpBindings } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -12,7 +13,7 @@ import { adminRoutes } from './admin.js';
 import { mountConsole } from './console.js';
 import { fileAdminRoutes, isSignedFileLink, signedFileRoutes } from './file-routes.js';
 import { flowRoutes } from './flows.js';
-import { checkBody, hostRefusal, hostRule, jsonBody } from './guards.js';
+import { checkBody, hostRefusal, hostRule, jsonBody, ownOriginRule } from './guards.js';
 import { applyClientLayer } from './client-layer.js';
 import { isOperatorPath, operatorGuard } from './operator.js';
 import { answerFor, detailOf } from '../answer.js';
@@ -26,14 +27,9 @@ import { opRouteDoc, routeDoc } from './route-docs.js';
 import { HEALTH_DOC, OPS_DOC, READY_DOC } from './service-docs.js';
 import { outsidePrefix, prefixedGetPath, servedBase } from './route-prefix.js';
 
-/** The host (and port) an Origin names; an opaque origin ("null") names none. */
-function hostOf(origin: string): string | undefined {
-  try {
-    return new URL(origin).host;
-  } catch {
-    return undefined;
-  }
-}
+/** The port a request came in on (the Node server's socket); undefined off Node. */
+const localPort = (c: Context): number | undefined =>
+  (c.env as HttpBindings | undefined)?.incoming?.socket?.localPort;
 
 /** The HTTP surface: it only translates requests into runOp calls and results into responses. */
 export function createHttpApp(rt: OpRuntime, version: string): Hono {
@@ -43,6 +39,7 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
   const app = new Hono({ getPath: prefixedGetPath(prefix) });
 
   const hostAllowed = hostRule(config);
+  const isOwnOrigin = ownOriginRule(config);
 
   app.use('*', async (c, next) => {
     const outside = outsidePrefix(prefix, c);
@@ -58,8 +55,9 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
       return failure(c, 'request', hostRefusal(host));
     const origin = c.req.header('origin');
     // Pages the driven browser visits can reach this port too: a browser Origin must be allowed by
-    // name. The console's own writes to /admin come from this origin (the Host check vouched for it).
-    const ownOrigin = !!origin && hostOf(origin) === host && isOperatorPath(c.req.path);
+    // name. The console's own writes to /admin come from this server's origin, under any of its names.
+    const ownOrigin =
+      !!origin && isOperatorPath(c.req.path) && isOwnOrigin(origin, host, localPort(c));
     if (origin && !ownOrigin && !config.allowedOrigins.includes(origin)) {
       return failure(
         c,

@@ -41,6 +41,36 @@ export function hostRule(config: Config): ((host: string | undefined) => boolean
   };
 }
 
+/**
+ * Whether a browser Origin is one of this server's own pages (the operator console, the viewer)
+ * under any name the server answers to: a loopback name or the bound HOST on the port the request
+ * came in on, PUBLIC_URL's origin, an ALLOWED_HOSTS name (on its port when the entry gives one),
+ * or the request's own Host (which the Host check vouched for). Pages the driven browser visits
+ * are on other ports or names, and stay refused.
+ */
+export function ownOriginRule(
+  config: Config,
+): (origin: string, host: string | undefined, localPort: number | undefined) => boolean {
+  const listed = config.allowedHosts.map(splitHost);
+  const bound = WILDCARD_HOSTS.has(config.host) ? undefined : bracketed(config.host.toLowerCase());
+  const publicOrigin = config.publicUrl ? new URL(config.publicUrl).origin : undefined;
+  return (origin, host, localPort) => {
+    let url: URL;
+    try {
+      url = new URL(origin);
+    } catch {
+      return false; // "null", an opaque origin, names no server
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+    if (host !== undefined && url.host === host.toLowerCase()) return true;
+    if (url.origin === publicOrigin) return true;
+    const name = url.hostname;
+    const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+    if ((isLoopbackName(name) || name === bound) && port === String(localPort)) return true;
+    return listed.some((l) => l.name === name && (l.port === undefined || l.port === port));
+  };
+}
+
 export function hostRefusal(host: string | undefined): OpError {
   return new OpError(
     'permission_denied',
