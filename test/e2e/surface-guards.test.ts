@@ -1,4 +1,4 @@
-// Server surface: Host, body and MCP-session guards.
+// Server surface: Host, Origin, body, slow-client and MCP-session guards; GETs that change nothing.
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
@@ -329,6 +329,51 @@ describe('slow clients (HEADERS_TIMEOUT, REQUEST_TIMEOUT)', () => {
     socket.write(ask);
     await answers(2);
     socket.destroy();
+  });
+});
+
+describe('GET /browser (a cross-site <img> can send one)', () => {
+  const get = (session: string) => h.request(`/browser?session=${session}`);
+  const statusOp = async (session: string) =>
+    (await (
+      await h.request('/browser/status', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-session-key': session },
+        body: '{}',
+      })
+    ).json()) as { action_id: string };
+  const listed = async (session: string) => {
+    const all = (await (await h.request('/admin/sessions')).json()) as {
+      sessions: { name: string }[];
+    };
+    return all.sessions.some((s) => s.name === session);
+  };
+
+  test('a session never used is answered, not created, and spends no action id', async () => {
+    for (let i = 0; i < 2; i++) {
+      const r = await get('img-new');
+      const body = (await r.json()) as {
+        ok: boolean;
+        action_id?: string;
+        data: { known?: boolean; browser: string };
+      };
+      assert.equal(r.status, 200);
+      assert.equal(body.ok, true);
+      assert.equal(body.action_id, undefined);
+      assert.equal(body.data.known, false);
+      assert.equal(body.data.browser, 'closed');
+    }
+    assert.equal(await listed('img-new'), false);
+    assert.equal((await statusOp('img-new')).action_id, 'img-new-1');
+  });
+
+  test('a session in use keeps its action count across GETs', async () => {
+    assert.equal((await statusOp('img-old')).action_id, 'img-old-1');
+    for (let i = 0; i < 2; i++) {
+      const body = (await (await get('img-old')).json()) as { data: { known?: boolean } };
+      assert.equal(body.data.known, undefined);
+    }
+    assert.equal((await statusOp('img-old')).action_id, 'img-old-2');
   });
 });
 

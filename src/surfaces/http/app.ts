@@ -4,6 +4,7 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { OpError, toOpError } from '../../core/errors.js';
 import { opListing } from '../../ops/listing.js';
+import { sessionStatus } from '../../ops/lifecycle.js';
 import { runOp, type OpRuntime } from '../../ops/run-op.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
 import { adminAuditRoutes } from './admin-audit.js';
@@ -135,7 +136,30 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
 
   const opDoc = (op: string, id: string, tag: 'browser' | 'files' | 'secrets') =>
     opRouteDoc(rt.ops.get(op), id, tag);
-  app.get('/browser', opDoc('status', 'session_status', 'browser'), (c) => call(c, 'status', {}));
+  // A GET touches no session (a cross-site <img> can send one): status is read, not run as an op,
+  // so no action id is spent, nothing is logged and a name never used is not created.
+  app.get('/browser', opDoc('status', 'session_status', 'browser'), async (c) => {
+    try {
+      const started = Date.now();
+      const { session, known } = await rt.sessions.peek(callerName(c));
+      const data = await sessionStatus(session, rt.flows);
+      if (!known) data.known = false;
+      return c.json({
+        ok: true,
+        op: 'status',
+        session_id: session.name,
+        verification: { status: 'not_checked' },
+        data,
+        timing: {
+          started_at_ms: started,
+          duration_ms: Date.now() - started,
+          timeout_ms: session.settings.timeoutMs,
+        },
+      });
+    } catch (e) {
+      return failure(c, 'status', toOpError(e));
+    }
+  });
   app.get('/secrets', opDoc('secrets', 'secrets_catalogue', 'secrets'), (c) =>
     call(c, 'secrets', {}),
   );
