@@ -7,8 +7,19 @@ import { spawn } from 'node:child_process';
 import { startGrid } from '../test/helpers/grid.js';
 import { startHarness, type Harness } from '../test/helpers/harness.js';
 import { freePort } from '../test/helpers/ports.js';
+import { commandLine } from './command-line.js';
 
-const ROUNDS = Number(process.argv[2] ?? 5);
+const USAGE = `
+Usage: node dist/bench/backends.js [rounds]
+  rounds               rounds per backend (default 5); each op's figure is their median
+  -h, --help           this text
+`;
+const { positionals } = commandLine(USAGE, { options: {}, allowPositionals: true });
+const ROUNDS = Number(positionals[0] ?? 5);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) {
+  process.stderr.write(`rounds takes a whole number ≥ 1 (got "${positionals[0]}")\n${USAGE}`);
+  process.exit(2);
+}
 
 type Step = [op: string, args: (prefix: string) => Record<string, unknown>];
 const BATCH: Step[] = [

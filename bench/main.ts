@@ -1,17 +1,10 @@
 // npm run bench: the tasks through SwiftBrowse MCP (full, compact), Playwright MCP and raw
 // playwright-core, then start-up, per-op overhead, the text-track walk, scale and flows.
-// Prints the table and writes bench/results/<time>-<commit>.json.
-//   node dist/bench/main.js [--reps 3] [--quick] [--tasks a,b] [--skip scale,overhead,flow]
-//   [--only overhead,scale,flow: those sections alone, without the tasks]
-//   [--sessions 16: the scale section runs only SwiftBrowse with these session counts]
-//   [--same-session: one SwiftBrowse session for every task instead of a fresh one per task]
-//   [--iterations 30: rounds of the overhead section; --skip walk leaves out its text-track walk]
-//   [--baseline <other build>/dist/src/surfaces/cli/main.js: the overhead section runs it too]
+// Prints the table and writes bench/results/<time>-<commit>.json. Options: USAGE below.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { findBrowser } from '../src/drivers/find-browser.js';
 import { VERSION } from '../src/version.js';
 import { startFixtureServer } from '../test/helpers/fixture-server.js';
@@ -20,6 +13,7 @@ import { PLAYWRIGHT_MCP_VERSION, PlaywrightMcpAgent } from './agents/playwright-
 import { RawAgent } from './agents/raw.js';
 import { SwiftBrowseAgent } from './agents/swiftbrowse.js';
 import { serveApps } from './apps.js';
+import { commandLine } from './command-line.js';
 import { quiet } from './proc.js';
 import { render, type Results } from './report.js';
 import { measureFlow } from './sections/flow.js';
@@ -28,7 +22,22 @@ import { measureScale } from './sections/scale.js';
 import { runAgent } from './sections/tasks.js';
 import { TASKS } from './tasks.js';
 
-const { values } = parseArgs({
+const USAGE = `
+Usage: node dist/bench/main.js [options]   (npm run bench)
+  --reps N             repetitions of each task (default 3)
+  --quick              one repetition
+  --tasks a,b          these tasks only
+  --skip s,…           leave out sections: scale, overhead, flow, walk (the overhead section's
+                       text-track walk)
+  --only s,…           these sections alone, without the tasks: overhead, scale, flow
+  --sessions 16,…      the scale section runs only SwiftBrowse, with these session counts
+  --same-session       one SwiftBrowse session for every task instead of a fresh one per task
+  --iterations N       rounds of the overhead section (default 30)
+  --baseline PATH      another build's dist/src/surfaces/cli/main.js: the overhead section runs it too
+  -h, --help           this text
+`;
+
+const { values } = commandLine(USAGE, {
   options: {
     reps: { type: 'string', default: '3' },
     quick: { type: 'boolean', default: false },

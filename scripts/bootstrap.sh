@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # Installs what SwiftBrowse needs and is missing, then builds.
-#   bootstrap.sh serve  — Chromium
-#   bootstrap.sh test   — Chromium, ChromeDriver, Redis, Java (the Selenium Grid in tests) and
-#                         Firefox ESR (the firefox arm)
+# Usage: scripts/bootstrap.sh [serve|test]
+#   serve (default)  Chromium
+#   test             Chromium, ChromeDriver, Redis, Java (the Selenium Grid in tests) and
+#                    Firefox ESR (the firefox arm)
 set -euo pipefail
+usage() { sed -n '3,6p' "$0" | sed 's/^# \{0,1\}//'; }
+case "${1:-serve}" in
+  -h | --help) usage; exit 0 ;;
+  serve | test) mode=${1:-serve} ;;
+  *) echo "Unknown mode \"$1\"." >&2; usage >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
-mode=${1:-serve}
 
 need=()
 if [ -z "${BROWSER_PATH:-}" ] && ! command -v chromium >/dev/null 2>&1; then need+=(chromium); fi

@@ -8,7 +8,7 @@
 // Files are run from one queue by a few lanes, longest first; a failed file is run once more, and
 // a test that passes only then is listed as flaky. Writes test-results/timings.json and flaky.json.
 //
-//   node scripts/run-tests.mjs [files…] [--lanes N] [--under-load [workers]]
+// Usage: node scripts/run-tests.mjs [files…] [--lanes N] [--under-load [workers]] [--help]
 //   SWIFTBROWSE_TEST_BACKEND=grid|firefox|playwright   that arm only
 //   SWIFTBROWSE_TEST_GRID=off, SWIFTBROWSE_TEST_FIREFOX=off   leave an arm out
 import { spawn } from 'node:child_process';

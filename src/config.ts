@@ -340,6 +340,16 @@ export const SETTINGS = {
     schema: int(1024, 100 * 1024 * 1024).default(2 * 1024 * 1024),
     doc: 'Largest request body in bytes',
   },
+  headersTimeout: {
+    env: 'HEADERS_TIMEOUT',
+    schema: duration.pipe(z.number().min(100, 'at least 100ms')).default(10_000),
+    doc: "Longest a client may take to send a request's headers (seconds or 500ms/1m); past it the connection answers 408 and is closed",
+  },
+  requestTimeout: {
+    env: 'REQUEST_TIMEOUT',
+    schema: duration.pipe(z.number().min(100, 'at least 100ms')).default(30_000),
+    doc: 'Longest a client may take to send a whole request, headers and body (seconds or 500ms/1m); past it the connection answers 408 and is closed. The answer may take longer',
+  },
   sessionLog: {
     env: 'SESSION_LOG',
     schema: bool.default(true),
@@ -439,6 +449,11 @@ export function loadConfig(
     checkConfigCapabilities(config.sessionCapabilities);
   } catch (e) {
     throw new ConfigError(`Setting SESSION_CAPABILITIES is invalid: ${(e as Error).message}`);
+  }
+  if (config.headersTimeout > config.requestTimeout) {
+    throw new ConfigError(
+      `Setting HEADERS_TIMEOUT (${config.headersTimeout} ms) is longer than REQUEST_TIMEOUT (${config.requestTimeout} ms), which already covers the headers. Make HEADERS_TIMEOUT the shorter.`,
+    );
   }
   if (!isLoopback(config.host) && !config.token) {
     throw new ConfigError(

@@ -22,6 +22,8 @@ import { VERSION } from './version.js';
 
 /** How long an idle client connection is kept open. */
 const KEEP_ALIVE_MS = 65_000;
+/** How often Node looks for requests past HEADERS_TIMEOUT or REQUEST_TIMEOUT (its default: 30 s). */
+const TIMEOUT_CHECK_MS = 1000;
 
 export interface SwiftBrowse {
   runtime: OpRuntime;
@@ -92,7 +94,19 @@ export async function createSwiftBrowse(
     listen: () =>
       new Promise((resolve, reject) => {
         server = serve(
-          { fetch: app.fetch, port: config.port, hostname: config.host },
+          {
+            fetch: app.fetch,
+            port: config.port,
+            hostname: config.host,
+            // A client that trickles its headers or body holds a socket and a parser: cut it
+            // (408, closed) once it is past the bounds. They end when the request has arrived, so
+            // a long op or an event stream is not cut.
+            serverOptions: {
+              headersTimeout: config.headersTimeout,
+              requestTimeout: config.requestTimeout,
+              connectionsCheckingInterval: TIMEOUT_CHECK_MS,
+            },
+          },
           (info: AddressInfo) => {
             const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
             const url = `http://${host}:${info.port}${config.routePrefix}`;
@@ -107,10 +121,9 @@ export async function createSwiftBrowse(
         // Node closes an idle keep-alive socket after 5 s; a client lagging on a loaded machine can
         // send its next request on a socket the server is closing, and it fails as "fetch failed".
         // Clients keep idle sockets for less than the server says (undici: 1 s less), so a long
-        // window keeps the server from closing first.
-        const http = server as import('node:http').Server;
-        http.keepAliveTimeout = KEEP_ALIVE_MS;
-        http.headersTimeout = KEEP_ALIVE_MS + 1000;
+        // window keeps the server from closing first. (HEADERS_TIMEOUT counts from a request's
+        // first byte, not over an idle socket, so it may be the shorter.)
+        (server as import('node:http').Server).keepAliveTimeout = KEEP_ALIVE_MS;
       }),
     close: async () => {
       await mcp.close();

@@ -1,17 +1,14 @@
 // npm run reliability: the fuzzer, the fault scenarios, the secret sweep and the load run, each
-// check reported with its verdict and evidence; exits non-zero when any check fails.
-//   node dist/bench/reliability/main.js [--seed N] [--count 400] [--seconds 60]
-//   [--only fuzz,faults,secrets,load] [--backend playwright|grid] [--short]
-// --count bounds the fuzzer's calls; --seconds is the sustained load run's length, and the
-// fuzzer stops after four times that. Only loopback is targeted; the suite stops by itself.
+// check reported with its verdict and evidence; exits non-zero when any check fails. Only loopback
+// is targeted; the suite stops by itself. Options: USAGE below.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { VERSION } from '../../src/version.js';
 import { startFixtureServer } from '../../test/helpers/fixture-server.js';
 import { startGrid, type TestGrid } from '../../test/helpers/grid.js';
+import { commandLine } from '../command-line.js';
 import { Checks, killAllServers } from './common.js';
 import { quiet } from '../proc.js';
 import { runFaults } from './faults.js';
@@ -22,7 +19,19 @@ import { runSecretSweep } from './secrets.js';
 
 const SECTIONS = ['fuzz', 'faults', 'secrets', 'load'] as const;
 
-const { values } = parseArgs({
+const USAGE = `
+Usage: node dist/bench/reliability/main.js [options]   (npm run reliability)
+  --seed N             the fuzzer's seed (default: from the clock; the report names it)
+  --count N            most fuzzer calls (default 400, --short 40)
+  --seconds N          length of the sustained load run (default 60, --short 15); the fuzzer
+                       stops after four times that
+  --only s,…           these sections only: ${SECTIONS.join(', ')}
+  --backend B          playwright (default) or grid
+  --short              the short run
+  -h, --help           this text
+`;
+
+const { values } = commandLine(USAGE, {
   options: {
     seed: { type: 'string' },
     count: { type: 'string' },

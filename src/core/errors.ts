@@ -103,9 +103,46 @@ export function httpStatusOf(kind: ErrorKind): number {
   return ERROR_KINDS[kind].http;
 }
 
-/** Anything thrown that is not an OpError is the backend failing unexpectedly. */
+/** What a file-system error code says of the server's storage, in words a caller can pass on. */
+const STORAGE_CAUSES: Record<string, string> = {
+  EROFS: 'its disk is read-only',
+  ENOSPC: 'its disk is full',
+  EDQUOT: 'its disk quota is used up',
+  EACCES: 'it lacks permission there',
+  EPERM: 'it lacks permission there',
+  ENOENT: 'a folder it keeps data in is missing',
+  ENOTDIR: 'a folder it keeps data in is blocked by a file',
+  EISDIR: 'a file it keeps data in is blocked by a folder',
+  EMFILE: 'it has too many files open',
+  EIO: 'its disk failed',
+};
+
+/** A file-system call that failed on the server's own disk (not a process spawn or a socket). */
+function storageCause(error: unknown): string | undefined {
+  const e = error as NodeJS.ErrnoException;
+  if (!(error instanceof Error) || typeof e.syscall !== 'string' || typeof e.code !== 'string')
+    return undefined;
+  if (e.syscall.startsWith('spawn') || !(e.code in STORAGE_CAUSES)) return undefined;
+  const reading = READ_CALLS.has(e.syscall) ? 'read' : 'write to';
+  return `could not ${reading} its storage (${STORAGE_CAUSES[e.code]}: ${e.code})`;
+}
+
+/** Calls that only read; any other (open, mkdir, write, rename…) is taken as a write. */
+const READ_CALLS = new Set(['scandir', 'stat', 'lstat', 'access', 'read', 'readlink', 'realpath']);
+
+/**
+ * Anything thrown that is not an OpError is the backend failing unexpectedly: the server's storage
+ * (a file-system error, said without the server's paths) or else the browser.
+ */
 export function toOpError(error: unknown): OpError {
   if (error instanceof OpError) return error;
+  const storage = storageCause(error);
+  if (storage) {
+    return new OpError(
+      'backend',
+      `The server ${storage}. Nothing is wrong with the request, and sending it again will not help until the operator fixes it: ask the server's operator to check DATA_DIR (free space, a read-only disk, permissions).`,
+    );
+  }
   const message = error instanceof Error ? error.message : String(error);
   return new OpError('backend', `The browser failed unexpectedly: ${firstLine(message)}`);
 }

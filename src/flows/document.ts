@@ -1,5 +1,6 @@
-import { Document, isMap, parseDocument } from 'yaml';
+import { Document, isMap } from 'yaml';
 import { z } from 'zod';
+import { yamlDocument } from '../core/depth.js';
 import { OpError } from '../core/errors.js';
 
 /** A flow's whole-run budget when it declares none (DESIGN §8). */
@@ -90,7 +91,7 @@ export interface FlowSource {
 export function flowSource(input: unknown, name?: string): FlowSource {
   let doc: Document;
   if (typeof input === 'string') {
-    doc = parseDocument(input, { prettyErrors: true });
+    doc = yamlDocument(input);
     if (doc.errors.length > 0) {
       throw new OpError(
         'invalid_argument',

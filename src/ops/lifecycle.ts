@@ -8,6 +8,7 @@ import { flag, jsonObject, looseEnum, millis, navigationUrl } from '../core/sche
 import type { BoundValues } from '../core/redact.js';
 import { BROWSER_NAMES, type StorageState } from '../drivers/driver.js';
 import { keptFilesDir } from '../files/file-store.js';
+import type { FlowLibrary } from '../flows/library.js';
 import { applySettings, loadTimeoutMs, settingsView } from '../sessions/settings.js';
 import type { Session } from '../sessions/session.js';
 import { defineOp } from './define.js';
@@ -188,29 +189,39 @@ export const status = defineOp({
   readOnly: true,
   args: z.strictObject({}),
   async run(ctx) {
-    const s = ctx.session;
-    const data: Record<string, unknown> = {
-      session: s.name,
-      browser: s.hasBrowser() ? 'open' : s.browserState === 'open' ? 'closed' : s.browserState,
-      busy: s.busy,
-      settings: settingsView(s.settings),
-    };
-    if (s.hasBrowser()) {
-      data.running = s.browser?.running();
-      // What was asked and what was ignored; the full set sent is the operator's (admin API).
-      const caps = s.browser?.sentCapabilities?.();
-      if (caps) {
-        data.asked = caps.asked;
-        if (caps.ignored.length) data.ignored = caps.ignored;
-      }
-      data.tabs = await listTabs(s);
-    }
-    if (s.lastUrl) data.last_url = s.lastUrl;
-    const flowsHere = await ctx.flows.namesHere(s.name, s.lastUrl);
-    if (flowsHere.length) data.flows_here = flowsHere;
-    return { data };
+    return { data: await sessionStatus(ctx.session, ctx.flows) };
   },
 });
+
+/**
+ * What `status` says of a session: browser, busy, settings, tabs, last URL, flows that apply
+ * there. It reads the session and changes nothing, so GET /browser answers it without an op.
+ */
+export async function sessionStatus(
+  s: Session,
+  flows: Pick<FlowLibrary, 'namesHere'>,
+): Promise<Record<string, unknown>> {
+  const data: Record<string, unknown> = {
+    session: s.name,
+    browser: s.hasBrowser() ? 'open' : s.browserState === 'open' ? 'closed' : s.browserState,
+    busy: s.busy,
+    settings: settingsView(s.settings),
+  };
+  if (s.hasBrowser()) {
+    data.running = s.browser?.running();
+    // What was asked and what was ignored; the full set sent is the operator's (admin API).
+    const caps = s.browser?.sentCapabilities?.();
+    if (caps) {
+      data.asked = caps.asked;
+      if (caps.ignored.length) data.ignored = caps.ignored;
+    }
+    data.tabs = await listTabs(s);
+  }
+  if (s.lastUrl) data.last_url = s.lastUrl;
+  const flowsHere = await flows.namesHere(s.name, s.lastUrl);
+  if (flowsHere.length) data.flows_here = flowsHere;
+  return data;
+}
 
 export const stateSave = defineOp({
   name: 'state_save',

@@ -145,6 +145,19 @@ export class SessionManager {
     return pending;
   }
 
+  /**
+   * The session of this name as it is, live here or stored, without creating, registering or
+   * touching it (a GET must not); a name never used reads as a new session would be, `known: false`.
+   */
+  async peek(name: string): Promise<{ session: Session; known: boolean }> {
+    if (name !== STDIO_SESSION) checkName('session', name);
+    const live = this.sessions.get(name) ?? (await this.loading.get(name));
+    if (live) return { session: live, known: true };
+    const record = await this.store.load(name);
+    if (record) return { session: Session.fromRecord(record), known: true };
+    return { session: new Session(name, defaultSettings(this.config)), known: false };
+  }
+
   /** A session live in this process, without loading or creating one. */
   find(name: string): Session | undefined {
     return this.sessions.get(name);

@@ -1,6 +1,7 @@
-// Server surface: Host, body and MCP-session guards.
+// Server surface: Host, Origin, body, slow-client and MCP-session guards; GETs that change nothing.
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig, type ConfigInput } from '../../src/config.js';
 import { hostRule } from '../../src/surfaces/http/guards.js';
@@ -168,6 +169,58 @@ describe('request bodies', () => {
     assert.equal(r.status, 201, await r.text());
   });
 
+  test('YAML nested 1.75 MB deep is refused at once, and /health answers meanwhile', async () => {
+    const levels = 350_000;
+    const body = `name: deep\nsteps: [{op: goto, args: ${'{a: '.repeat(levels)}1${'}'.repeat(levels)}}]\n`;
+    assert.ok(body.length > 1_700_000 && body.length < 2 * 1024 * 1024, String(body.length));
+    const order: string[] = [];
+    const put = h
+      .request('/flows/deep-yaml', {
+        method: 'PUT',
+        headers: { 'content-type': 'application/yaml', 'x-session-key': 'deep' },
+        body,
+      })
+      .then(async (r) => {
+        order.push('put');
+        return { status: r.status, text: await r.text() };
+      });
+    const sent = performance.now();
+    const health = h.request('/health').then((r) => {
+      order.push('health');
+      return { status: r.status, ms: performance.now() - sent };
+    });
+    const [refused, alive] = await Promise.all([put, health]);
+    assert.equal(refused.status, 400, refused.text);
+    assert.match(refused.text, /"kind":"invalid_argument"/);
+    assert.match(refused.text, /deeper than 64 levels \(MAX_NESTING_DEPTH\)/);
+    assert.equal(alive.status, 200);
+    // The old parser held the event loop 9-10 s: /health waited behind the PUT's answer.
+    assert.ok(order[0] === 'health' || alive.ms < 2000, `${order.join(', ')}; ${alive.ms} ms`);
+  });
+
+  test('YAML nested deep by indentation alone is invalid_argument naming the limit', async () => {
+    const r = await h.request('/flows/deep-block', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/yaml', 'x-session-key': 'deep' },
+      body: `name: deep-block\nsteps:\n${'- '.repeat(100_000)}x\n`,
+    });
+    const text = await r.text();
+    assert.equal(r.status, 400, text);
+    assert.match(text, /"kind":"invalid_argument"/);
+    assert.match(text, /deeper than 64 levels \(MAX_NESTING_DEPTH\)/);
+  });
+
+  test('a YAML flow whose target nests 40 scopes deep is still read', async () => {
+    let target = '{role: button, name: Go}';
+    for (let i = 0; i < 40; i++) target = `{role: region, within: ${target}}`;
+    const r = await h.request('/flows/scoped-yaml', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/yaml', 'x-session-key': 'scoped' },
+      body: `# a comment [[[[\nsteps:\n  - op: click\n    args:\n      target: ${target}\n`,
+    });
+    assert.equal(r.status, 201, await r.text());
+  });
+
   test('a YAML alias bomb sent as a flow is invalid_argument naming the alias limit', async () => {
     const rows = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
     for (const [i, name] of ['b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'].entries()) {
@@ -205,6 +258,127 @@ describe('request bodies', () => {
       assert.match(body.error.message, new RegExp(type.replace(/[/.+]/g, '\\$&')));
     });
   }
+});
+
+/**
+ * Sends `head` on a raw socket, then one byte of `trickle` a second, and resolves with what the
+ * server answered and how long after the first byte it closed the socket.
+ */
+function trickle(base: string, head: string, drip: string): Promise<{ text: string; ms: number }> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname);
+    const started = performance.now();
+    let text = '';
+    let sent = 0;
+    const timer = setInterval(() => socket.write(drip[sent++ % drip.length]), 1000);
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (text += chunk));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearInterval(timer);
+      resolve({ text, ms: performance.now() - started });
+    });
+    socket.on('connect', () => socket.write(head));
+    // Old servers held such a socket for 300 s: give up well before the test's own timeout.
+    setTimeout(() => {
+      clearInterval(timer);
+      socket.destroy();
+      reject(new Error(`the socket was still open after 20 s; answered ${JSON.stringify(text)}`));
+    }, 20_000).unref();
+  });
+}
+
+describe('slow clients (HEADERS_TIMEOUT, REQUEST_TIMEOUT)', () => {
+  let x: Harness;
+  before(async () => {
+    x = await startHarness({ headersTimeout: '1s', requestTimeout: '2s' });
+  });
+  after(() => x.close());
+
+  test('a body trickled at a byte a second is cut with 408 once REQUEST_TIMEOUT passes', async () => {
+    const host = new URL(x.url).host;
+    const head = `PUT /flows/slow HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nX-Session-Key: slow\r\nContent-Length: 1000\r\n\r\n{`;
+    const r = await trickle(x.url, head, ' ');
+    assert.match(r.text, /^HTTP\/1\.1 408/);
+    // 2 s, checked every second, with room for a loaded machine; the default would be 30 s.
+    assert.ok(r.ms < 15_000, `${r.ms} ms`);
+  });
+
+  test('headers trickled at a byte a second are cut with 408 once HEADERS_TIMEOUT passes', async () => {
+    const r = await trickle(x.url, 'GET /health HTTP/1.1\r\nX-Slow: ', 'a');
+    assert.match(r.text, /^HTTP\/1\.1 408/);
+    assert.ok(r.ms < 15_000, `${r.ms} ms`);
+  });
+
+  test('a keep-alive socket idle past both bounds still takes its next request', async () => {
+    const url = new URL(x.url);
+    const socket = connect(Number(url.port), url.hostname);
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (text += chunk));
+    const answers = (n: number) =>
+      new Promise<void>((resolve, reject) => {
+        const seen = () => (text.match(/HTTP\/1\.1 200/g) ?? []).length >= n && text.endsWith('}');
+        const check = () => (seen() ? resolve() : undefined);
+        socket.on('data', check);
+        socket.on('close', () => (seen() ? resolve() : reject(new Error(`closed: ${text}`))));
+        check();
+      });
+    const ask = `GET /health HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`;
+    socket.write(ask);
+    await answers(1);
+    // Idle for longer than REQUEST_TIMEOUT: the bounds count from a request's first byte.
+    await new Promise((r) => setTimeout(r, 3000));
+    socket.write(ask);
+    await answers(2);
+    socket.destroy();
+  });
+});
+
+describe('GET /browser (a cross-site <img> can send one)', () => {
+  const get = (session: string) => h.request(`/browser?session=${session}`);
+  const statusOp = async (session: string) =>
+    (await (
+      await h.request('/browser/status', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-session-key': session },
+        body: '{}',
+      })
+    ).json()) as { action_id: string };
+  const listed = async (session: string) => {
+    const all = (await (await h.request('/admin/sessions')).json()) as {
+      sessions: { name: string }[];
+    };
+    return all.sessions.some((s) => s.name === session);
+  };
+
+  test('a session never used is answered, not created, and spends no action id', async () => {
+    for (let i = 0; i < 2; i++) {
+      const r = await get('img-new');
+      const body = (await r.json()) as {
+        ok: boolean;
+        action_id?: string;
+        data: { known?: boolean; browser: string };
+      };
+      assert.equal(r.status, 200);
+      assert.equal(body.ok, true);
+      assert.equal(body.action_id, undefined);
+      assert.equal(body.data.known, false);
+      assert.equal(body.data.browser, 'closed');
+    }
+    assert.equal(await listed('img-new'), false);
+    assert.equal((await statusOp('img-new')).action_id, 'img-new-1');
+  });
+
+  test('a session in use keeps its action count across GETs', async () => {
+    assert.equal((await statusOp('img-old')).action_id, 'img-old-1');
+    for (let i = 0; i < 2; i++) {
+      const body = (await (await get('img-old')).json()) as { data: { known?: boolean } };
+      assert.equal(body.data.known, undefined);
+    }
+    assert.equal((await statusOp('img-old')).action_id, 'img-old-2');
+  });
 });
 
 describe('MCP sessions over HTTP', () => {
@@ -330,4 +504,44 @@ describe('operator routes', () => {
   test('with no token at all, a loopback server opens them to its machine', async () => {
     assert.equal((await h.request('/admin/sessions')).status, 200);
   });
+
+  test('the console’s own origin is let in under every loopback name on the server’s port', async () => {
+    for (const name of ['127.0.0.1', 'localhost', '[::1]']) {
+      const r = await h.request('/admin/sessions', {
+        headers: { origin: `http://${name}:${port}` },
+      });
+      assert.equal(r.status, 200, `${name}: ${await r.text()}`);
+    }
+    // A page the browser visits on another local port is not the console.
+    const other = await h.request('/admin/sessions', {
+      headers: { origin: `http://localhost:${Number(port) === 9 ? 10 : 9}` },
+    });
+    assert.equal(other.status, 403);
+    // Nor are caller routes opened to it: they keep to ALLOWED_ORIGINS.
+    const caller = await h.request('/flows', { headers: { origin: `http://localhost:${port}` } });
+    assert.equal(caller.status, 403);
+  });
+
+  test('PUBLIC_URL’s origin and ALLOWED_HOSTS names are the console’s own too', async () => {
+    await withHarness(
+      { publicUrl: 'https://browse.corp.test', allowedHosts: 'tools.corp.test:8443' },
+      async (x) => {
+        const status = async (origin: string) =>
+          (await x.request('/admin/sessions', { headers: { origin } })).status;
+        assert.equal(await status('https://browse.corp.test'), 200);
+        assert.equal(await status('http://tools.corp.test:8443'), 200);
+        assert.equal(await status('http://tools.corp.test:9000'), 403);
+        assert.equal(await status('http://evil.test'), 403);
+      },
+    );
+  });
+
+  for (const path of ['/admin/', '/viewer']) {
+    test(`${path} may not be framed by another page (CSP frame-ancestors, X-Frame-Options)`, async () => {
+      const r = await h.request(path);
+      assert.equal(r.status, 200, await r.text());
+      assert.match(r.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
+      assert.equal(r.headers.get('x-frame-options'), 'DENY');
+    });
+  }
 });

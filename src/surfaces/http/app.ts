@@ -1,8 +1,10 @@
+import type { HttpBindings } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { OpError, toOpError } from '../../core/errors.js';
 import { opListing } from '../../ops/listing.js';
+import { sessionStatus } from '../../ops/lifecycle.js';
 import { runOp, type OpRuntime } from '../../ops/run-op.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
 import { adminAuditRoutes } from './admin-audit.js';
@@ -12,7 +14,7 @@ import { adminRoutes } from './admin.js';
 import { mountConsole } from './console.js';
 import { fileAdminRoutes, isSignedFileLink, signedFileRoutes } from './file-routes.js';
 import { flowRoutes } from './flows.js';
-import { checkBody, hostRefusal, hostRule, jsonBody } from './guards.js';
+import { checkBody, hostRefusal, hostRule, jsonBody, ownOriginRule } from './guards.js';
 import { applyClientLayer } from './client-layer.js';
 import { isOperatorPath, operatorGuard } from './operator.js';
 import { answerFor, detailOf } from '../answer.js';
@@ -26,14 +28,9 @@ import { opRouteDoc, routeDoc } from './route-docs.js';
 import { HEALTH_DOC, OPS_DOC, READY_DOC } from './service-docs.js';
 import { outsidePrefix, prefixedGetPath, servedBase } from './route-prefix.js';
 
-/** The host (and port) an Origin names; an opaque origin ("null") names none. */
-function hostOf(origin: string): string | undefined {
-  try {
-    return new URL(origin).host;
-  } catch {
-    return undefined;
-  }
-}
+/** The port a request came in on (the Node server's socket); undefined off Node. */
+const localPort = (c: Context): number | undefined =>
+  (c.env as HttpBindings | undefined)?.incoming?.socket?.localPort;
 
 /** The HTTP surface: it only translates requests into runOp calls and results into responses. */
 export function createHttpApp(rt: OpRuntime, version: string): Hono {
@@ -43,6 +40,7 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
   const app = new Hono({ getPath: prefixedGetPath(prefix) });
 
   const hostAllowed = hostRule(config);
+  const isOwnOrigin = ownOriginRule(config);
 
   app.use('*', async (c, next) => {
     const outside = outsidePrefix(prefix, c);
@@ -58,8 +56,9 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
       return failure(c, 'request', hostRefusal(host));
     const origin = c.req.header('origin');
     // Pages the driven browser visits can reach this port too: a browser Origin must be allowed by
-    // name. The console's own writes to /admin come from this origin (the Host check vouched for it).
-    const ownOrigin = !!origin && hostOf(origin) === host && isOperatorPath(c.req.path);
+    // name. The console's own writes to /admin come from this server's origin, under any of its names.
+    const ownOrigin =
+      !!origin && isOperatorPath(c.req.path) && isOwnOrigin(origin, host, localPort(c));
     if (origin && !ownOrigin && !config.allowedOrigins.includes(origin)) {
       return failure(
         c,
@@ -137,7 +136,30 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
 
   const opDoc = (op: string, id: string, tag: 'browser' | 'files' | 'secrets') =>
     opRouteDoc(rt.ops.get(op), id, tag);
-  app.get('/browser', opDoc('status', 'session_status', 'browser'), (c) => call(c, 'status', {}));
+  // A GET touches no session (a cross-site <img> can send one): status is read, not run as an op,
+  // so no action id is spent, nothing is logged and a name never used is not created.
+  app.get('/browser', opDoc('status', 'session_status', 'browser'), async (c) => {
+    try {
+      const started = Date.now();
+      const { session, known } = await rt.sessions.peek(callerName(c));
+      const data = await sessionStatus(session, rt.flows);
+      if (!known) data.known = false;
+      return c.json({
+        ok: true,
+        op: 'status',
+        session_id: session.name,
+        verification: { status: 'not_checked' },
+        data,
+        timing: {
+          started_at_ms: started,
+          duration_ms: Date.now() - started,
+          timeout_ms: session.settings.timeoutMs,
+        },
+      });
+    } catch (e) {
+      return failure(c, 'status', toOpError(e));
+    }
+  });
   app.get('/secrets', opDoc('secrets', 'secrets_catalogue', 'secrets'), (c) =>
     call(c, 'secrets', {}),
   );

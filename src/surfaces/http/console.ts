@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Hono } from 'hono';
 import { OpError } from '../../core/errors.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
-import { VIEWER_CSP } from './logs-routes.js';
+import { OPERATOR_PAGE_HEADERS } from './logs-routes.js';
 import { routeDoc } from './route-docs.js';
 
 const CONSOLE_DIR = join(PACKAGE_ROOT, 'dist', 'ui', 'admin');
@@ -43,11 +43,7 @@ export function mountConsole(app: Hono): void {
       },
       fails: [404],
     }),
-    async (c) =>
-      c.html(await built(CONSOLE_PAGE), 200, {
-        'content-security-policy': VIEWER_CSP,
-        'cache-control': 'no-store',
-      }),
+    async (c) => c.html(await built(CONSOLE_PAGE), 200, OPERATOR_PAGE_HEADERS),
   );
   app.get('/admin/console.js', async (c) =>
     c.body(await built(CONSOLE_SCRIPT), 200, {

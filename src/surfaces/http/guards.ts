@@ -1,12 +1,6 @@
+import { jsonDepth, MAX_NESTING_DEPTH, tooDeep } from '../../core/depth.js';
 import { OpError } from '../../core/errors.js';
 import type { Config } from '../../config.js';
-
-/**
- * Deepest JSON body accepted. The deepest body an op takes is a batch step whose target nests
- * `within` (body, steps, step, args, target: 5 levels, one more per `within`), wrapped in
- * JSON-RPC on /mcp (3 more): 64 leaves room for 50 nested scopes.
- */
-export const MAX_JSON_DEPTH = 64;
 
 const JSON_TYPE = /^application\/json\b/i;
 const YAML_TYPE = /^(application|text)\/(x-)?yaml\b/i;
@@ -47,34 +41,41 @@ export function hostRule(config: Config): ((host: string | undefined) => boolean
   };
 }
 
+/**
+ * Whether a browser Origin is one of this server's own pages (the operator console, the viewer)
+ * under any name the server answers to: a loopback name or the bound HOST on the port the request
+ * came in on, PUBLIC_URL's origin, an ALLOWED_HOSTS name (on its port when the entry gives one),
+ * or the request's own Host (which the Host check vouched for). Pages the driven browser visits
+ * are on other ports or names, and stay refused.
+ */
+export function ownOriginRule(
+  config: Config,
+): (origin: string, host: string | undefined, localPort: number | undefined) => boolean {
+  const listed = config.allowedHosts.map(splitHost);
+  const bound = WILDCARD_HOSTS.has(config.host) ? undefined : bracketed(config.host.toLowerCase());
+  const publicOrigin = config.publicUrl ? new URL(config.publicUrl).origin : undefined;
+  return (origin, host, localPort) => {
+    let url: URL;
+    try {
+      url = new URL(origin);
+    } catch {
+      return false; // "null", an opaque origin, names no server
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+    if (host !== undefined && url.host === host.toLowerCase()) return true;
+    if (url.origin === publicOrigin) return true;
+    const name = url.hostname;
+    const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+    if ((isLoopbackName(name) || name === bound) && port === String(localPort)) return true;
+    return listed.some((l) => l.name === name && (l.port === undefined || l.port === port));
+  };
+}
+
 export function hostRefusal(host: string | undefined): OpError {
   return new OpError(
     'permission_denied',
     `The Host header ${host ? JSON.stringify(host) : '(none)'} is not a name of this server, so the request is refused (DNS rebinding protection). Call it as 127.0.0.1 or localhost; an operator can allow another name with ALLOWED_HOSTS (host or host:port, comma-separated) or PUBLIC_URL.`,
   );
-}
-
-/**
- * How deep `text` nests JSON arrays and objects, by a linear scan of brackets outside strings, so
- * a hostile body is refused before anything recursive reads it. Stops once past `limit`.
- */
-export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    if (inString) {
-      if (ch === 0x5c) i++;
-      else if (ch === 0x22) inString = false;
-    } else if (ch === 0x22) inString = true;
-    else if (ch === 0x5b || ch === 0x7b) {
-      depth++;
-      if (depth > max) max = depth;
-      if (max > limit) return max;
-    } else if (ch === 0x5d || ch === 0x7d) depth--;
-  }
-  return max;
 }
 
 /** Routes whose PUT takes a flow document, which may be YAML text (DESIGN §13). */
@@ -83,7 +84,7 @@ const FLOW_DOCUMENT = /^\/(flows\/[^/]+|admin\/flows\/[^/]+\/[^/]+)$/;
 /**
  * The body rule of every route (DESIGN §13): a request that may change state (POST, PUT, PATCH)
  * says it is JSON (or YAML where a flow document is sent), so no HTML form can post here, and a
- * JSON body nested past MAX_JSON_DEPTH is refused before it is parsed. Returns the refusal.
+ * JSON body nested past MAX_NESTING_DEPTH is refused before it is parsed. Returns the refusal.
  */
 export async function checkBody(
   method: string,
@@ -103,11 +104,8 @@ export async function checkBody(
         : `Send the body as JSON with Content-Type: application/json, even when it is empty (got ${got}). Plain-text and form bodies are refused so that no web page can post here.`,
     );
   }
-  if (jsonDepth(await text()) > MAX_JSON_DEPTH) {
-    return new OpError(
-      'invalid_argument',
-      `The JSON body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels, the most SwiftBrowse reads; no op's arguments need more. Flatten it.`,
-    );
+  if (jsonDepth(await text()) > MAX_NESTING_DEPTH) {
+    return tooDeep('The JSON body nests arrays and objects');
   }
   return undefined;
 }

@@ -8,9 +8,16 @@ import { PACKAGE_ROOT } from '../../package-root.js';
 import { nameParam, pathParam, queryParam, routeDocs } from './route-docs.js';
 
 // The viewer (and the console) run their own script and inline style, load frames from here, and
-// reach nothing else.
+// reach nothing else; no other page may frame them (clickjacking an operator's buttons).
 export const VIEWER_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** The headers of an operator page (viewer, console); X-Frame-Options for browsers before CSP 2. */
+export const OPERATOR_PAGE_HEADERS = {
+  'content-security-policy': VIEWER_CSP,
+  'x-frame-options': 'DENY',
+  'cache-control': 'no-store',
+} as const;
 const VIEWER_DIR = join(PACKAGE_ROOT, 'ui', 'viewer');
 
 function positiveInt(value: string | undefined, name: string): number | undefined {
@@ -150,10 +157,7 @@ export function mountLogRoutes(
     }),
     async (c) => {
       const html = await readFile(join(VIEWER_DIR, 'index.html'), 'utf8');
-      return c.html(html, 200, {
-        'content-security-policy': VIEWER_CSP,
-        'cache-control': 'no-store',
-      });
+      return c.html(html, 200, OPERATOR_PAGE_HEADERS);
     },
   );
 

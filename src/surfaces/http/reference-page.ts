@@ -6,10 +6,11 @@ import { OpError } from '../../core/errors.js';
 
 /**
  * The reference page's CSP: the viewer's (logs-routes.ts) plus `data:` images, which Swagger UI's
- * stylesheet draws its icons with. Scripts are this server's files only; nothing loads from a CDN.
+ * stylesheet draws its icons with. Scripts are this server's files only; nothing loads from a CDN;
+ * no other page frames it (its Try it out sends requests with the token it was given).
  */
 export const REFERENCE_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** Swagger UI's files, from the installed dependency (the package ships no copy of them). */
 const SWAGGER_DIR = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
