@@ -245,6 +245,8 @@ export interface BrowserTab {
   showsErrorPage(): boolean;
   /** The document's title, or the last one read when the page does not answer in TITLE_WAIT_MS. */
   title(): Promise<string>;
+  /** The title last read, without asking the page: for an answer that cannot wait on it. */
+  knownTitle(): string;
   goto(url: string, timeoutMs: number): Promise<NavigationOutcome>;
   /** Null when there was no history entry to go to. */
   back(timeoutMs: number): Promise<NavigationOutcome | null>;

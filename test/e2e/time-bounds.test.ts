@@ -217,6 +217,38 @@ describe('hard time bounds', () => {
     await h.op('close', {}, s);
   });
 
+  test('a click delivered before its time ran out keeps its target and says what is unknown', async () => {
+    const s = 'delivered';
+    const u = serve();
+    assert.equal((await h.op('goto', { url: u.form }, s)).body.ok, true);
+    await h.op(
+      'evaluate',
+      {
+        script:
+          "document.body.insertAdjacentHTML('beforeend', '<button onclick=\\'window.clicked = (window.clicked || 0) + 1\\'>Count</button>')",
+      },
+      s,
+    );
+    // An expect whose script never settles: the click lands, its outcome is never judged.
+    const r = await timed(
+      'click',
+      {
+        target: { role: 'button', name: 'Count' },
+        expect: { js: 'return new Promise(() => {})' },
+        timeout: 1500,
+      },
+      s,
+    );
+    assert.ok(r.ms < 1500 + SLACK_MS + 3000, `answered in ${r.ms} ms`);
+    assert.equal(r.body.error?.kind, 'verification_failed', JSON.stringify(r.body));
+    assert.equal(r.body.target?.element.name, 'Count', JSON.stringify(r.body));
+    assert.equal(r.body.verification.status, 'failed');
+    assert.equal(r.body.page?.title, 'Form');
+    const clicks = await h.op('evaluate', { script: 'window.clicked' }, s);
+    assert.equal(clicks.body.data?.result, 1, 'clicked once, never retried');
+    await h.op('close', {}, s);
+  });
+
   test('a regex target that can backtrack exponentially is refused before the page runs it', async () => {
     const s = 'regex';
     const u = serve();

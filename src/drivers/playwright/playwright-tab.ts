@@ -113,6 +113,10 @@ export class PlaywrightTab implements BrowserTab {
     return this.page.url().startsWith('chrome-error://');
   }
 
+  knownTitle(): string {
+    return this.lastTitle;
+  }
+
   async title(): Promise<string> {
     // A page behind a dialog (or crashed) cannot run script; the title it had is the honest answer.
     if (this.dialogs.pending() || this.dead) return this.lastTitle;

@@ -373,6 +373,10 @@ export class WebDriverTab implements BrowserTab {
     return last?.error !== undefined && last.url === this.currentUrl.split('#')[0];
   }
 
+  knownTitle(): string {
+    return this.lastTitle;
+  }
+
   async title(): Promise<string> {
     if (this.dialogs.pending() || this.dead) return this.lastTitle;
     try {
