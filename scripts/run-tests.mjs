@@ -182,9 +182,31 @@ async function runJob(job) {
   for (const s of last.skipped) say(`    skipped: ${s}`);
   if (last.code !== 0) say(last.output.replace(/^/gm, `  [${job.arm}] `));
   results.push({ job, first, last });
+  writeResults([]);
 }
 
 const tail = (text) => text.split('\n').slice(-60).join('\n');
+
+/** The timings and flaky tests so far: written after every file, so a run cut short keeps them. */
+function writeResults(arms) {
+  mkdirSync('test-results', { recursive: true });
+  const files = [...results]
+    .sort((a, b) => b.first.seconds - a.first.seconds)
+    .map((r) => [
+      `${r.job.arm} ${r.job.name}`,
+      { seconds: Math.round(r.first.seconds), attempts: r.last === r.first ? 1 : 2 },
+    ]);
+  const timings = {
+    wall_seconds: Math.round((Date.now() - started) / 1000),
+    lanes,
+    under_load: load,
+    mean_load: Number((loads.reduce((a, b) => a + b, 0) / (loads.length || 1)).toFixed(1)),
+    arms,
+    files: Object.fromEntries(files),
+  };
+  writeFileSync(timingsPath, JSON.stringify(timings, null, 2) + '\n');
+  writeFileSync('test-results/flaky.json', JSON.stringify(flaky, null, 2) + '\n');
+}
 
 /** Busy Node workers beside the run, so anyone can check that load alone fails no test. */
 function startLoad(workers) {
@@ -246,32 +268,9 @@ const summary = arms.map((arm) => {
     ),
   };
 });
-mkdirSync('test-results', { recursive: true });
 const wall = Math.round((Date.now() - started) / 1000);
 const meanLoad = loads.length ? loads.reduce((a, b) => a + b, 0) / loads.length : loadavg()[0];
-writeFileSync(
-  timingsPath,
-  JSON.stringify(
-    {
-      wall_seconds: wall,
-      lanes,
-      under_load: load,
-      mean_load: Number(meanLoad.toFixed(1)),
-      arms: summary,
-      files: Object.fromEntries(
-        results
-          .sort((a, b) => b.first.seconds - a.first.seconds)
-          .map((r) => [
-            `${r.job.arm} ${r.job.name}`,
-            { seconds: Math.round(r.first.seconds), attempts: r.last === r.first ? 1 : 2 },
-          ]),
-      ),
-    },
-    null,
-    2,
-  ) + '\n',
-);
-writeFileSync('test-results/flaky.json', JSON.stringify(flaky, null, 2) + '\n');
+writeResults(summary);
 
 say('');
 for (const s of summary)
