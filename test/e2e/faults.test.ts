@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { BACKEND, skipOn } from '../helpers/backend.js';
+import { ANSWER_SLACK_MS } from '../helpers/bounds.js';
 import { killWorkerRenderers } from '../helpers/browser-process.js';
 import { startHarness, type Harness, type OpResponse } from '../helpers/harness.js';
 
@@ -114,7 +115,7 @@ const BURST_PAGE = `<!doctype html><title>Burst</title><h1>Burst</h1><p id="r">w
 /** An answer in time that names a dialog and never an internal error. */
 function inTime(r: OpResponse & { ms: number }, timeoutMs: number): void {
   const text = JSON.stringify(r.body);
-  assert.ok(r.ms <= timeoutMs + 1000, `answered in ${r.ms} ms: ${text}`);
+  assert.ok(r.ms <= timeoutMs + ANSWER_SLACK_MS, `answered in ${r.ms} ms: ${text}`);
   assert.doesNotMatch(text, /Cannot read properties|TypeError/);
   if (!r.body.ok) assert.match(r.body.error!.message, /dialog/, text);
 }

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { BACKEND, skipOn } from '../helpers/backend.js';
+import { ANSWER_SLACK_MS } from '../helpers/bounds.js';
 import { startHarness, type Harness, type OpResponse } from '../helpers/harness.js';
 
 let h: Harness;
@@ -10,11 +11,7 @@ before(async () => {
 });
 after(() => h.close());
 
-/**
- * Past its timeout an op gets the page's questions and a stop (2 s at most), then 1 s to end
- * (docs/targets-and-waiting.md); 2 s more for an event loop on a 2-core machine at load 8.
- */
-const SLACK_MS = 5000;
+const SLACK_MS = ANSWER_SLACK_MS;
 
 /** An op and how long it took to answer. */
 async function timed(
@@ -239,6 +236,7 @@ describe('hard time bounds', () => {
       },
       s,
     );
+    // An acting op on a page that answers gets 3 s more to settle (ANSWERING_GRACE_MS).
     assert.ok(r.ms < 1500 + SLACK_MS + 3000, `answered in ${r.ms} ms`);
     assert.equal(r.body.error?.kind, 'verification_failed', JSON.stringify(r.body));
     assert.equal(r.body.target?.element.name, 'Count', JSON.stringify(r.body));
