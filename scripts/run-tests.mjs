@@ -213,10 +213,12 @@ function writeResults(arms) {
   writeFileSync('test-results/flaky.json', JSON.stringify(flaky, null, 2) + '\n');
 }
 
-/** Busy Node workers beside the run, so anyone can check that load alone fails no test. */
+/**
+ * Node workers each busy half the time (50 ms on, 50 ms off) beside the run, so anyone can check
+ * that load alone fails no test: six add about three cores of demand to the suite's own.
+ */
 function startLoad(workers) {
-  const spin = `const { parentPort } = require('node:worker_threads');
-    for (;;) { const end = Date.now() + 50; while (Date.now() < end); Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10); }`;
+  const spin = `for (;;) { const end = Date.now() + 50; while (Date.now() < end); Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50); }`;
   const child = spawn(
     process.execPath,
     [
