@@ -1,6 +1,6 @@
 import { OpError } from '../core/errors.js';
 import { scrub } from '../core/redact.js';
-import { timingSince, type ActionResult } from '../core/result.js';
+import { compactResult, timingSince, type ActionResult } from '../core/result.js';
 import { within } from '../core/within.js';
 import type { Check } from '../core/result.js';
 import type { Condition } from '../core/condition.js';
@@ -214,8 +214,10 @@ function lateAnswer(
     page,
     timing,
   };
-  if (!taken && progress.delivered && progress.result)
-    return recordAnswer(rt.logs, request, deliveredAnswer(head, progress, timeoutMs, why, waiting));
+  if (!taken && progress.delivered && progress.result) {
+    const answer = deliveredAnswer(head, progress, timeoutMs, why, waiting);
+    return recordAnswer(rt.logs, request, compactResult(answer));
+  }
   const message = taken
     ? `${taken.error.message} It still did not answer after that, so its browser was ended: the next op opens a new one on the last URL.`
     : `${request.op} did not finish within its timeout of ${timeoutMs} ms${why}. It may still complete in the browser: read the page (snapshot) before repeating it, or give it a longer timeout.`;
@@ -256,6 +258,7 @@ function deliveredAnswer(
         },
       }))
     : result.checks;
+  // A copy: the work goes on after this answer and may still add to its own.
   const built = result.build(head);
   const notes = [...(built.notes ?? [])];
   notes.push(
@@ -270,6 +273,7 @@ function deliveredAnswer(
     verification: checks
       ? { status: failed.length ? 'failed' : 'passed', checks }
       : { status: 'not_checked' },
+    evidence: [...(built.evidence ?? [])],
     notes,
   };
   if (failed.length && !answer.error)
