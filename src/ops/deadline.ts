@@ -1,8 +1,7 @@
 import { OpError } from '../core/errors.js';
 import { scrub } from '../core/redact.js';
-import { compactResult, timingSince, type ActionResult } from '../core/result.js';
+import { compactResult, timingSince, type ActionResult, type Check } from '../core/result.js';
 import { within } from '../core/within.js';
-import type { Check } from '../core/result.js';
 import type { Condition } from '../core/condition.js';
 import type { Session } from '../sessions/session.js';
 import type { ResultBuilder } from './pipeline/result-builder.js';
