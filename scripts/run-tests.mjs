@@ -190,7 +190,11 @@ async function runJob(job) {
   writeResults([]);
 }
 
-const tail = (text) => text.split('\n').slice(-60).join('\n');
+/** What a failed run said of its failures: the reporter's closing list, else its last lines. */
+const tail = (text) => {
+  const at = text.lastIndexOf('✖ failing tests:');
+  return (at >= 0 ? text.slice(at) : text.split('\n').slice(-60).join('\n')).slice(0, 20_000);
+};
 
 /** The timings and flaky tests so far: written after every file, so a run cut short keeps them. */
 function writeResults(arms) {
