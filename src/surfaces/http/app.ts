@@ -3,6 +3,7 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { OpError, toOpError } from '../../core/errors.js';
+import { scrub } from '../../core/redact.js';
 import { opListing } from '../../ops/listing.js';
 import { sessionStatus } from '../../ops/lifecycle.js';
 import { runOp, type OpRuntime } from '../../ops/run-op.js';
@@ -144,18 +145,25 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
       const { session, known } = await rt.sessions.peek(callerName(c));
       const data = await sessionStatus(session, rt.flows);
       if (!known) data.known = false;
-      return c.json({
-        ok: true,
-        op: 'status',
-        session_id: session.name,
-        verification: { status: 'not_checked' },
-        data,
-        timing: {
-          started_at_ms: started,
-          duration_ms: Date.now() - started,
-          timeout_ms: session.settings.timeoutMs,
-        },
-      });
+      // The status names the last URL and the tabs': the session's typed secrets are scrubbed from
+      // them as from every answer the op pipeline builds.
+      return c.json(
+        scrub(
+          {
+            ok: true,
+            op: 'status',
+            session_id: session.name,
+            verification: { status: 'not_checked' },
+            data,
+            timing: {
+              started_at_ms: started,
+              duration_ms: Date.now() - started,
+              timeout_ms: session.settings.timeoutMs,
+            },
+          },
+          session.bound,
+        ),
+      );
     } catch (e) {
       return failure(c, 'status', toOpError(e));
     }
