@@ -1,10 +1,8 @@
 import { OpError } from '../core/errors.js';
 import { scrub } from '../core/redact.js';
-import { compactResult, timingSince, type ActionResult, type Check } from '../core/result.js';
+import { timingSince, type ActionResult } from '../core/result.js';
 import { within } from '../core/within.js';
-import type { Condition } from '../core/condition.js';
 import type { Session } from '../sessions/session.js';
-import type { ResultBuilder } from './pipeline/result-builder.js';
 import type { Interruption, SessionManager } from '../sessions/session-manager.js';
 import type { OpDefinition } from './define.js';
 import type { SessionLog } from '../logs/session-log.js';
@@ -84,16 +82,6 @@ export interface DeadlineContext {
 }
 
 /**
- * What an op's work has done so far, for an answer given before the work ends: once input was
- * delivered, the answer must not read as if it might not have been (issue #33).
- */
-export interface OpProgress {
-  delivered: boolean;
-  result?: ResultBuilder;
-  expect?: Condition[];
-}
-
-/**
  * Runs one op under its deadline. When its time passes with the page stuck in script, the page
  * is interrupted (DESIGN §3.2) so the op's calls fail and it answers `timeout`, saying what was
  * lost; an op that still has not answered by the margin is answered here.
@@ -101,7 +89,7 @@ export interface OpProgress {
 export function bounded(
   rt: DeadlineContext,
   request: { op: string; args: unknown; session: Session; run?: RunRef },
-  run: (progress: OpProgress) => Promise<ActionResult>,
+  run: () => Promise<ActionResult>,
 ): BoundedRun {
   const { session } = request;
   const op = rt.ops.get(request.op);
@@ -117,8 +105,7 @@ export function bounded(
   for (const g of guards) g.composite = true;
   const guard: Guard = { composite: false };
   guards.push(guard);
-  const progress: OpProgress = { delivered: false };
-  const work = run(progress).finally(() => guards.splice(guards.indexOf(guard), 1));
+  const work = run().finally(() => guards.splice(guards.indexOf(guard), 1));
   const due = () => started + timeoutMs + rt.sessions.openingMs(session, started, openingBefore);
   let interrupted = false;
   const answer = (async (): Promise<ActionResult> => {
@@ -148,13 +135,7 @@ export function bounded(
     // Stopped and still stuck: the browser is let go of, so the op's calls fail now.
     if (interruption) rt.sessions.abandonBrowser(session);
     interrupted = !!interruption;
-    return lateAnswer(
-      rt,
-      request,
-      { started, openingBefore, timeoutMs, progress },
-      interruption,
-      rendering,
-    );
+    return lateAnswer(rt, request, started, openingBefore, timeoutMs, interruption, rendering);
   })();
   // A page that did not answer at the deadline holds the work on it: the next op does not wait
   // behind it, but meets the page itself and replaces its tab (SessionManager.interrupt).
@@ -185,12 +166,13 @@ function reported(rt: DeadlineContext, session: Session, result: ActionResult): 
 function lateAnswer(
   rt: DeadlineContext,
   request: { op: string; args: unknown; session: Session; run?: RunRef },
-  clock: { started: number; openingBefore: number; timeoutMs: number; progress: OpProgress },
+  started: number,
+  openingBefore: number,
+  timeoutMs: number,
   interruption: Interruption | undefined,
   rendering: boolean,
 ): ActionResult {
   const { session } = request;
-  const { started, openingBefore, timeoutMs, progress } = clock;
   const taken = rt.sessions.takeInterruption(session) ?? interruption;
   const tab = session.activeTab();
   const waiting = tab?.activity().awaitingServer;
@@ -199,88 +181,24 @@ function lateAnswer(
     : rendering && tab
       ? `: the page ${tab.url()} is still rendering (laying out a large document, not running a script, so nothing was stopped)`
       : '';
-  const page =
-    tab && !tab.isClosed() ? { url: tab.url(), title: tab.knownTitle(), tab: tab.id } : undefined;
-  const timing = timingSince(
-    started,
-    timeoutMs,
-    rt.sessions.openingMs(session, started, openingBefore),
-  );
-  const head = {
-    op: request.op,
-    action_id: session.nextActionId(),
-    session_id: session.name,
-    page,
-    timing,
-  };
-  if (!taken && progress.delivered && progress.result) {
-    const answer = deliveredAnswer(head, progress, timeoutMs, why, waiting);
-    return recordAnswer(rt.logs, request, compactResult(answer));
-  }
   const message = taken
     ? `${taken.error.message} It still did not answer after that, so its browser was ended: the next op opens a new one on the last URL.`
     : `${request.op} did not finish within its timeout of ${timeoutMs} ms${why}. It may still complete in the browser: read the page (snapshot) before repeating it, or give it a longer timeout.`;
   const notes = taken ? [taken.note] : [];
   const result: ActionResult = {
     ok: false,
-    ...head,
+    op: request.op,
+    action_id: session.nextActionId(),
+    session_id: session.name,
+    page:
+      tab && !tab.isClosed() ? { url: tab.url(), title: tab.knownTitle(), tab: tab.id } : undefined,
     verification: { status: 'not_checked' },
     error: new OpError('timeout', message).toInfo(),
     ...(notes.length ? { notes } : {}),
+    timing: timingSince(started, timeoutMs, rt.sessions.openingMs(session, started, openingBefore)),
   };
   if (!result.page) delete result.page;
   return recordAnswer(rt.logs, request, result);
-}
-
-/**
- * The late answer of an op whose input reached the page: it happened, so the answer says so and
- * keeps its target. Only what came after (settling, `expect`, the changes) is said to be unknown;
- * an `expect` not judged in time is not a pass, so it fails as one that did not hold.
- */
-function deliveredAnswer(
-  head: Pick<ActionResult, 'op' | 'action_id' | 'session_id' | 'page' | 'timing'>,
-  progress: OpProgress,
-  timeoutMs: number,
-  why: string,
-  waiting: string | undefined,
-): ActionResult {
-  const result = progress.result!;
-  const unjudged = !result.checks && progress.expect?.length;
-  const checks: Check[] | undefined = unjudged
-    ? progress.expect!.map((condition) => ({
-        condition,
-        passed: false,
-        observed: {
-          error: waiting
-            ? `not judged within ${timeoutMs} ms: the page is still loading ${waiting}`
-            : `not judged within ${timeoutMs} ms${why}`,
-        },
-      }))
-    : result.checks;
-  // A copy: the work goes on after this answer and may still add to its own.
-  const built = result.build(head);
-  const notes = [...(built.notes ?? [])];
-  notes.push(
-    waiting
-      ? `still_loading: ${head.op} was delivered; the page was still loading ${waiting} when its ${timeoutMs} ms ran out`
-      : `unverified: ${head.op} was delivered; what followed was not read within its ${timeoutMs} ms${why}`,
-  );
-  const failed = checks?.filter((c) => !c.passed) ?? [];
-  const answer: ActionResult = {
-    ...built,
-    ok: failed.length === 0 && built.ok,
-    verification: checks
-      ? { status: failed.length ? 'failed' : 'passed', checks }
-      : { status: 'not_checked' },
-    evidence: [...(built.evidence ?? [])],
-    notes,
-  };
-  if (failed.length && !answer.error)
-    answer.error = new OpError(
-      'verification_failed',
-      `${head.op} was done, but the expected outcome was not seen within its ${timeoutMs} ms${why}. Do not repeat the action blindly: read the page first.`,
-    ).toInfo();
-  return answer;
 }
 
 /** An answer the op's phases did not build, scrubbed of the session's secrets and logged. */

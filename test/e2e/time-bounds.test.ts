@@ -172,12 +172,10 @@ describe('hard time bounds', () => {
         { target: { role: 'button', name: 'Show' }, timeout: 2000 },
         s,
       );
-      // The click reached the page; only what followed was not read, so it is said, not failed.
-      assert.equal(r.body.ok, true, JSON.stringify(r.body));
+      assert.equal(r.body.error?.kind, 'timeout', JSON.stringify(r.body));
       assert.ok(r.ms < 2000 + SLACK_MS, `answered in ${r.ms} ms`);
-      const notes = (r.body.notes ?? []).join(' ');
-      assert.match(notes, /^unverified: click was delivered.*still rendering/, notes);
-      assert.doesNotMatch(notes, /script_stopped/, 'no script was stopped');
+      assert.match(r.body.error!.message, /still rendering/, r.body.error!.message);
+      assert.deepEqual(r.body.notes ?? [], [], 'no script was stopped');
       // No stop was armed for the page's next script, and the handler's change stands.
       const shown = await h.op(
         'evaluate',
@@ -199,17 +197,11 @@ describe('hard time bounds', () => {
       { target: { role: 'button', name: 'Show' }, timeout: 2000 },
       s,
     );
-    // Chromium says the click was delivered onto a page still laying out, and stops nothing;
-    // WebDriver cannot tell, so its tab is reopened at once (timeout, tab_interrupted).
-    const shown = (show.body.notes ?? []).join(' ');
-    assert.ok(
-      show.body.error?.kind === 'timeout' || /^unverified: .*still rendering/.test(shown),
-      JSON.stringify(show.body),
-    );
-    // Either way the next op is not left to wait: it answers past its own deadline by at most the
-    // page's questions, the tab's replacement and its end (one CI run at load 10 took 7.4 s past).
+    assert.equal(show.body.error?.kind, 'timeout', JSON.stringify(show.body));
+    // Chromium says the page is laying out and nothing is stopped; WebDriver cannot tell, so its
+    // tab is reopened at once. Either way the next op finds a page that answers, in its time.
     const next = await timed('snapshot', { timeout: 1000 }, s);
-    assert.ok(next.ms < 1000 + 2 * SLACK_MS, `answered in ${next.ms} ms`);
+    assert.ok(next.ms < 1000 + SLACK_MS, `answered in ${next.ms} ms`);
     const notes = [...(show.body.notes ?? []), ...(next.body.notes ?? [])].join(' ');
     assert.match(
       notes,
@@ -219,39 +211,6 @@ describe('hard time bounds', () => {
     if (BACKEND === 'playwright')
       assert.match(next.body.error!.message, /has not answered for \d+ s.*reopened at http/);
     await assertUsable(s, u.form);
-    await h.op('close', {}, s);
-  });
-
-  test('a click delivered before its time ran out keeps its target and says what is unknown', async () => {
-    const s = 'delivered';
-    const u = serve();
-    assert.equal((await h.op('goto', { url: u.form }, s)).body.ok, true);
-    await h.op(
-      'evaluate',
-      {
-        script:
-          "document.body.insertAdjacentHTML('beforeend', '<button onclick=\\'window.clicked = (window.clicked || 0) + 1\\'>Count</button>')",
-      },
-      s,
-    );
-    // An expect whose script never settles: the click lands, its outcome is never judged.
-    const r = await timed(
-      'click',
-      {
-        target: { role: 'button', name: 'Count' },
-        expect: { js: 'return new Promise(() => {})' },
-        timeout: 1500,
-      },
-      s,
-    );
-    // An acting op on a page that answers gets 3 s more to settle (ANSWERING_GRACE_MS).
-    assert.ok(r.ms < 1500 + SLACK_MS + 3000, `answered in ${r.ms} ms`);
-    assert.equal(r.body.error?.kind, 'verification_failed', JSON.stringify(r.body));
-    assert.equal(r.body.target?.element.name, 'Count', JSON.stringify(r.body));
-    assert.equal(r.body.verification.status, 'failed');
-    assert.equal(r.body.page?.title, 'Form');
-    const clicks = await h.op('evaluate', { script: 'window.clicked' }, s);
-    assert.equal(clicks.body.data?.result, 1, 'clicked once, never retried');
     await h.op('close', {}, s);
   });
 

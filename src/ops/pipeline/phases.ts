@@ -132,10 +132,6 @@ export async function prepare(run: OpRun): Promise<void> {
   rt.secrets.refuseMisplaced({ session, op: op.name, ...auditStep(request.run) }, request.args, op);
   const args = parseArgs(op.name, op.args, request.args) as Args;
   run.args = args;
-  if (request.progress) {
-    request.progress.result = run.result;
-    request.progress.expect = args.expect;
-  }
   run.timeoutMs = args.timeout ?? run.timeoutMs;
   run.ctx = contextOf(run, op);
   if (op.browser && !op.managesBrowser) {
@@ -192,13 +188,11 @@ function contextOf(run: OpRun, op: OpDefinition): OpContext {
     },
     delivered: () => {
       run.delivered = true;
-      if (request.progress) request.progress.delivered = true;
     },
     runNested: (name, nestedArgs, nested = {}) => {
       request.onProgress?.(nested.progress ?? { message: `step ${++step}: ${name}` });
       return run.nested({
         ...request,
-        progress: undefined,
         op: name,
         args: nestedArgs,
         run: nested.run ?? request.run,
