@@ -137,20 +137,12 @@ export function bounded(
     interrupted = !!interruption;
     return lateAnswer(rt, request, started, openingBefore, timeoutMs, interruption, rendering);
   })();
-  // A page that did not answer at the deadline holds the work on it: the next op does not wait
-  // behind it, but meets the page itself and replaces its tab (SessionManager.interrupt).
-  const released = () =>
-    session.unresponsiveSince === undefined ? work : Promise.race([work, session.opWaiting()]);
-  const done = answer.then(() =>
-    within(released(), interrupted ? HOLD_MS : LATE_HOLD_MS, undefined),
-  );
+  const done = answer.then(() => within(work, interrupted ? HOLD_MS : LATE_HOLD_MS, undefined));
   return { answer, done };
 }
 
 /** The op's own answer, with what freeing the session did to it when something did. */
 function reported(rt: DeadlineContext, session: Session, result: ActionResult): ActionResult {
-  // The op's work finished: whatever held the page let go of it.
-  session.unresponsiveSince = undefined;
   const interruption = rt.sessions.takeInterruption(session);
   if (!interruption) return result;
   const notes = [...(result.notes ?? [])];

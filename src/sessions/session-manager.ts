@@ -292,7 +292,6 @@ export class SessionManager {
     notes: string[],
   ): Promise<{ browser: BrowserSession; opened: boolean }> {
     const previous = session.browserState;
-    const endedBy = session.browserRecord?.ended?.by;
     const driver = this.driverFor(session.settings);
     const openOptions = this.openOptions(session);
     if (session.handle) {
@@ -334,7 +333,7 @@ export class SessionManager {
       // The policy may have changed since the page was reached: the new browser stays blank.
       notes.push(`restore_refused: the last URL ${url} is now outside the URL policy (${refused})`);
     } else if (options.restore && comeBack && url && url !== 'about:blank') {
-      notes.push(this.restoreNote(session, previous, url, endedBy));
+      notes.push(this.restoreNote(session, previous, url));
       const tab = session.activeTab();
       const loaded = await tab
         ?.goto(url, session.settings.navigationTimeoutMs)
@@ -410,22 +409,12 @@ export class SessionManager {
     if (!browser || browser.isClosed() || !tab || tab.isClosed() || tab.crashed()) return undefined;
     const until = Date.now() + waitMs;
     const url = tab.url();
+    const ran = `${op} did not finish within its timeout of ${timeoutMs} ms: a script in the page ${url} kept running (an endless loop, a handler that never returns, or a regex that does not end)`;
     // The page's questions end early enough for a stop to be sent within the wait.
     const outcome = await within(tab.interrupt(until - STOP_MS), waitMs, 'stuck' as const);
-    if (outcome === 'answering') {
-      session.unresponsiveSince = undefined;
-      return undefined;
-    }
-    // A page that has not answered since an earlier op's deadline gets no second wait nor stop:
-    // no layout runs through two ops' time, and a stop that did not take will not take now.
-    const since = session.unresponsiveSince;
-    session.unresponsiveSince ??= Date.now();
-    const ran =
-      since === undefined
-        ? `${op} did not finish within its timeout of ${timeoutMs} ms: a script in the page ${url} kept running (an endless loop, a handler that never returns, or a regex that does not end)`
-        : `${op} did not finish within its timeout of ${timeoutMs} ms: the page ${url} has not answered for ${Math.round((Date.now() - since) / 1000)} s, since an earlier op's timeout (a script or layout that does not end)`;
-    if (outcome === 'rendering' && since === undefined) return outcome;
-    if (outcome === 'stopped' && since === undefined) {
+    if (outcome === 'answering') return undefined;
+    if (outcome === 'rendering') return outcome;
+    if (outcome === 'stopped') {
       return this.interrupted
         .set(session, {
           error: new OpError(
@@ -436,8 +425,7 @@ export class SessionManager {
         })
         .get(session);
     }
-    // WebDriver has no way to stop a script, and a page that stayed stuck took no stop: the tab
-    // goes, and its in-page state with it.
+    // WebDriver has no way to stop a script: the tab goes, and its in-page state with it.
     const back =
       session.lastUrl && !refusedBy(this.policy, session.lastUrl) ? session.lastUrl : undefined;
     const fresh = await within(
@@ -460,7 +448,6 @@ export class SessionManager {
     session.activeTabId = fresh.id;
     session.frontTabId = undefined;
     session.pointer = undefined;
-    session.unresponsiveSince = undefined;
     session.reading.forgetPages();
     // The load is not waited for: the next op waits for the page as it does after any goto.
     if (back && back !== 'about:blank')
@@ -470,9 +457,9 @@ export class SessionManager {
       .set(session, {
         error: new OpError(
           'timeout',
-          `${ran}, and ${since === undefined ? "WebDriver cannot stop a page's script" : 'nothing stopped it'}, so tab ${fresh.id} was closed and ${back ? `reopened at ${back}` : 'reopened blank'}. Cookies and logins are kept; the page's own state (form input, scroll, script state) was lost, and what ${op} did may not have happened. Read the page (snapshot) before going on.`,
+          `${ran}, and WebDriver cannot stop a page's script, so tab ${fresh.id} was closed and ${back ? `reopened at ${back}` : 'reopened blank'}. Cookies and logins are kept; the page's own state (form input, scroll, script state) was lost, and what ${op} did may not have happened. Read the page (snapshot) before going on.`,
         ),
-        note: `tab_interrupted: ${since === undefined ? "the page's script ran past" : "the page answered nothing since an earlier op's timeout, nor by"} ${op}'s timeout; the tab was ${where}, its in-page state (form input, scroll) was lost`,
+        note: `tab_interrupted: the page's script ran past ${op}'s timeout; the tab was ${where}, its in-page state (form input, scroll) was lost`,
       })
       .get(session);
   }
@@ -530,20 +517,12 @@ export class SessionManager {
     );
   }
 
-  private restoreNote(
-    session: Session,
-    previous: Session['browserState'],
-    url: string,
-    endedBy?: EndedBy,
-  ): string {
+  private restoreNote(session: Session, previous: Session['browserState'], url: string): string {
     const lost = session.settings.profile
       ? `the persistent profile "${session.settings.profile}" kept its cookies and logins`
       : 'cookies and logins from before are gone (a persistent profile would keep them)';
     const why = {
-      lost:
-        endedBy === 'stuck'
-          ? "recovered: the last browser was ended because its page answered nothing past an op's time"
-          : 'recovered: the browser had died',
+      lost: 'recovered: the browser had died',
       released: `reopened: the browser was released after ${idleSpan(this.config.sessionTtl)} idle (SESSION_TTL)`,
       open: 'resumed: the server restarted',
       closed: 'reopened',
@@ -559,7 +538,6 @@ export class SessionManager {
     });
     session.browser = browser;
     session.browserState = 'open';
-    session.unresponsiveSince = undefined;
     session.handle = browser.handle();
     session.activeTabId = browser.tabs()[0]?.id;
     session.frontTabId = undefined;

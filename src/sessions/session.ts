@@ -41,20 +41,11 @@ export class Session {
   pointer?: { x: number; y: number; tab: string };
   /** What this caller has been shown; cleared with the browser. */
   reading = new ReadingMemory();
-  /**
-   * Since when (epoch ms) the active tab has not answered: an op's deadline found it laying out
-   * or stopped its script, and no op has finished since. The next op that finds it so replaces
-   * the tab (SessionManager.interrupt); cleared by any op that finishes and by a new tab.
-   */
-  unresponsiveSince?: number;
   /** Values typed from secrets in this session, scrubbed from all it emits; memory only. */
   readonly bound = new BoundValues();
   private counter = 0;
   private queue: Promise<unknown> = Promise.resolve();
   private running = 0;
-  /** Ops waiting for the session, and who to tell when the next one comes. */
-  private waiting = 0;
-  private onWaiting: (() => void)[] = [];
 
   constructor(
     readonly name: string,
@@ -114,18 +105,9 @@ export class Session {
     return this.running > 0;
   }
 
-  /** Resolves once an op is waiting for the session (at once if one is). */
-  opWaiting(): Promise<void> {
-    if (this.waiting > 0) return Promise.resolve();
-    return new Promise((resolve) => this.onWaiting.push(resolve));
-  }
-
   /** Runs ops on this session one at a time, in arrival order. */
   exclusive<T>(work: () => Promise<T>): Promise<T> {
-    this.waiting++;
-    for (const tell of this.onWaiting.splice(0)) tell();
     const run = this.queue.then(async () => {
-      this.waiting--;
       this.running++;
       try {
         return await work();
