@@ -24,9 +24,16 @@ const { values: flags, positionals } = parseArgs({
     'under-load': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
-  // `--under-load` alone means the default load.
-  args: process.argv.slice(2).map((a) => (a === '--under-load' ? '--under-load=6' : a)),
+  args: underLoadArgs(process.argv.slice(2)),
 });
+/** `--under-load` takes its number as the next word or after `=`; alone it means 6 workers. */
+function underLoadArgs(args) {
+  return args.flatMap((a, i) => {
+    if (a !== '--under-load') return /^\d+$/.test(a) && args[i - 1] === '--under-load' ? [] : [a];
+    return [`--under-load=${/^\d+$/.test(args[i + 1] ?? '') ? args[i + 1] : 6}`];
+  });
+}
+
 if (flags.help) {
   process.stdout.write(readFileSync(new URL(import.meta.url), 'utf8').split('\nimport')[0] + '\n');
   process.exit(0);

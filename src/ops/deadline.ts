@@ -28,6 +28,12 @@ const INTERRUPT_MS = 2000;
  */
 const ANSWERING_GRACE_MS = 3000;
 
+/**
+ * The part of that grace kept to ask the page again at its end: a probe and the render question
+ * (PROBE_WAIT_MS each) with the ping of a loaded link, or a stop.
+ */
+const REASK_MS = 1000;
+
 /** Main-frame navigations during one op past which its page is taken to be loading in a loop. */
 const LOOPING_NAVIGATIONS = 4;
 
@@ -114,23 +120,34 @@ export function bounded(
       const result = await within(work, guard.composite ? HOLD_MS : left, LATE);
       if (result !== LATE) return reported(rt, session, result);
     }
-    const found = await rt.sessions
-      .interrupt(session, request.op, timeoutMs, INTERRUPT_MS)
-      .catch(() => undefined);
-    const rendering = found === 'rendering';
-    const interruption = rendering ? undefined : found;
+    const ask = (waitMs: number) =>
+      rt.sessions.interrupt(session, request.op, timeoutMs, waitMs).catch(() => undefined);
+    let found = await ask(INTERRUPT_MS);
     const left = due() + DEADLINE_MARGIN_MS - Date.now() - 50;
     const activity = session.activeTab()?.activity(requestsBefore);
     // A page that keeps loading (a server not answering or not finishing, a reload loop, a layout
     // of a huge document) never lets a read finish.
     const loading =
-      rendering ||
+      found === 'rendering' ||
       !!activity?.awaitingServer ||
       (activity?.requestsInFlight ?? 0) > 0 ||
       (activity?.navigationsSent ?? 0) - navigationsBefore >= LOOPING_NAVIGATIONS;
-    // A page that answers lets an acting op finish the bounded reads it does after its action.
-    const floor = interruption ? AFTER_INTERRUPT_MS : loading || !op?.acts ? 0 : ANSWERING_GRACE_MS;
-    const result = await within(work, Math.max(left, floor), LATE);
+    if (!found && !loading && op?.acts) {
+      // A page that answers lets an acting op finish the bounded reads it does after its action.
+      const result = await within(work, Math.max(left, ANSWERING_GRACE_MS - REASK_MS), LATE);
+      if (result !== LATE) return reported(rt, session, result);
+      // The action may have been delivered only in the grace and set the page laying out or
+      // spinning: what the page did at the deadline no longer says why the op has not answered.
+      found = await ask(REASK_MS);
+    }
+    const rendering = found === 'rendering';
+    const interruption = found === 'rendering' ? undefined : found;
+    const floor = interruption ? AFTER_INTERRUPT_MS : 0;
+    const result = await within(
+      work,
+      Math.max(due() + DEADLINE_MARGIN_MS - Date.now() - 50, floor),
+      LATE,
+    );
     if (result !== LATE) return reported(rt, session, result);
     // Stopped and still stuck: the browser is let go of, so the op's calls fail now.
     if (interruption) rt.sessions.abandonBrowser(session);
