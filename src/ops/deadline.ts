@@ -57,6 +57,7 @@ const HOLD_MS = 10_000;
 const LATE_HOLD_MS = 1000;
 
 const LATE = Symbol('late');
+const CUT = Symbol('cut');
 
 type Guard = Session['deadlines'][number];
 
@@ -109,15 +110,20 @@ export function bounded(
   const guards = session.deadlines;
   // Steps of a batch or flow have deadlines of their own: the op running them is not cut.
   for (const g of guards) g.composite = true;
-  const guard: Guard = { composite: false };
+  let cut = () => {};
+  const closedUnder = new Promise<typeof CUT>((resolve) => (cut = () => resolve(CUT)));
+  const guard: Guard = { composite: false, cut: () => cut() };
   guards.push(guard);
   const work = run().finally(() => guards.splice(guards.indexOf(guard), 1));
+  // What the op waits on: its work, unless its browser was closed under it first.
+  const watched = Promise.race([work, closedUnder]);
   const due = () => started + timeoutMs + rt.sessions.openingMs(session, started, openingBefore);
   let interrupted = false;
   const answer = (async (): Promise<ActionResult> => {
     // Opening a browser does not count against the op's time: the deadline moves with it.
     for (let left = due() - Date.now(); left > 0 || guard.composite; left = due() - Date.now()) {
-      const result = await within(work, guard.composite ? HOLD_MS : left, LATE);
+      const result = await within(watched, guard.composite ? HOLD_MS : left, LATE);
+      if (result === CUT) return lateAnswer(rt, request, started, openingBefore, timeoutMs);
       if (result !== LATE) return reported(rt, session, result);
     }
     const ask = (waitMs: number) =>
@@ -134,7 +140,8 @@ export function bounded(
       (activity?.navigationsSent ?? 0) - navigationsBefore >= LOOPING_NAVIGATIONS;
     if (!found && !loading && op?.acts) {
       // A page that answers lets an acting op finish the bounded reads it does after its action.
-      const result = await within(work, Math.max(left, ANSWERING_GRACE_MS - REASK_MS), LATE);
+      const result = await within(watched, Math.max(left, ANSWERING_GRACE_MS - REASK_MS), LATE);
+      if (result === CUT) return lateAnswer(rt, request, started, openingBefore, timeoutMs);
       if (result !== LATE) return reported(rt, session, result);
       // The action may have been delivered only in the grace and set the page laying out or
       // spinning: what the page did at the deadline no longer says why the op has not answered.
@@ -144,10 +151,11 @@ export function bounded(
     const interruption = found === 'rendering' ? undefined : found;
     const floor = interruption ? AFTER_INTERRUPT_MS : 0;
     const result = await within(
-      work,
+      watched,
       Math.max(due() + DEADLINE_MARGIN_MS - Date.now() - 50, floor),
       LATE,
     );
+    if (result === CUT) return lateAnswer(rt, request, started, openingBefore, timeoutMs);
     if (result !== LATE) return reported(rt, session, result);
     // Stopped and still stuck: the browser is let go of, so the op's calls fail now.
     if (interruption) rt.sessions.abandonBrowser(session);
@@ -178,8 +186,8 @@ function lateAnswer(
   started: number,
   openingBefore: number,
   timeoutMs: number,
-  interruption: Interruption | undefined,
-  rendering: boolean,
+  interruption?: Interruption,
+  rendering = false,
 ): ActionResult {
   const { session } = request;
   const taken = rt.sessions.takeInterruption(session) ?? interruption;
@@ -190,9 +198,12 @@ function lateAnswer(
     : rendering && tab
       ? `: the page ${tab.url()} is still rendering (laying out a large document, not running a script, so nothing was stopped)`
       : '';
-  const message = taken
-    ? `${taken.error.message} It still did not answer after that, so its browser was ended: the next op opens a new one on the last URL.`
-    : `${request.op} did not finish within its timeout of ${timeoutMs} ms${why}. It may still complete in the browser: read the page (snapshot) before repeating it, or give it a longer timeout.`;
+  // Stopped here and still stuck, the browser was ended here; closed under the op, it says so.
+  const message = interruption
+    ? `${interruption.error.message} It still did not answer after that, so its browser was ended: the next op opens a new one on the last URL.`
+    : taken
+      ? taken.error.message
+      : `${request.op} did not finish within its timeout of ${timeoutMs} ms${why}. It may still complete in the browser: read the page (snapshot) before repeating it, or give it a longer timeout.`;
   const notes = taken ? [taken.note] : [];
   const result: ActionResult = {
     ok: false,

@@ -498,6 +498,8 @@ export class SessionManager {
       ),
       note: `closed_under: ${op} arrived while this op ran and ended the browser`,
     });
+    // The op answers now: a page stuck in script can hold its browser's close and every call.
+    for (const deadline of session.deadlines) deadline.cut();
     const had = await this.closeBrowser(session, 'caller');
     if (had) this.closedEarly.add(session);
     return had;

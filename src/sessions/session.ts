@@ -31,9 +31,10 @@ export class Session {
   readonly events = new SessionEvents();
   /**
    * The deadlines of the ops running now, outermost first (ops/deadline.ts): a batch or flow whose
-   * steps run under deadlines of their own is marked composite, so it is not cut itself.
+   * steps run under deadlines of their own is marked composite, so it is not cut itself. `cut`
+   * makes the op answer now, its browser having been closed under it.
    */
-  readonly deadlines: { composite: boolean }[] = [];
+  readonly deadlines: { composite: boolean; cut: () => void }[] = [];
   /**
    * Where the last pointer move this server sent left the pointer, in main-viewport coordinates,
    * and on which tab (each tab has its own). Undefined until a move, and again with a new browser.
