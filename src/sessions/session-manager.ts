@@ -260,11 +260,16 @@ export class SessionManager {
       await this.askWhyLost(session);
       throw this.lost(session);
     }
+    return this.whileOpening(session, () => this.openBrowser(session, options, notes));
+  }
+
+  /** Runs `open` as opening time, which an op's deadline does not count (openingMs). */
+  private async whileOpening<T>(session: Session, open: () => Promise<T>): Promise<T> {
     const opening = this.opening.get(session) ?? { spentMs: 0 };
     this.opening.set(session, opening);
     opening.since = Date.now();
     try {
-      return await this.openBrowser(session, options, notes);
+      return await open();
     } finally {
       opening.spentMs += Date.now() - opening.since;
       opening.since = undefined;
@@ -353,6 +358,15 @@ export class SessionManager {
     if (tab && !tab.crashed()) await session.bringToFront(tab);
     if (!tab?.crashed()) return tab;
     if (!crashReported.has(tab)) throw this.crashed(session, tab);
+    // A new tab and its load are opening, as a new browser is: the op's own time starts after.
+    return this.whileOpening(session, () => this.reopenCrashed(session, tab, notes));
+  }
+
+  private async reopenCrashed(
+    session: Session,
+    tab: BrowserTab,
+    notes: string[],
+  ): Promise<BrowserTab> {
     const url = tab.url();
     const fresh = await session.browser!.replaceTab(tab);
     session.activeTabId = fresh.id;

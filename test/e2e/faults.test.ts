@@ -99,7 +99,8 @@ describe('a crashed tab', () => {
         Date.now() - killedAt < 2500,
         `answered ${Date.now() - killedAt} ms after the kill`,
       );
-      assert.equal((await h.op('snapshot', {}, s)).body.ok, true);
+      const next = await h.op('snapshot', {}, s);
+      assert.equal(next.body.ok, true, JSON.stringify(next.body));
       await h.op('close', {}, s);
     },
   );
