@@ -158,6 +158,8 @@ export interface ScreenshotOptions {
   clip?: { x: number; y: number; width: number; height: number };
   type: 'png' | 'jpeg';
   quality?: number;
+  /** Told how many elements showing a typed secret as their own text were drawn blank. */
+  onEchoes?: (count: number) => void;
 }
 
 /** Console levels, most severe first; every backend maps its own onto these. */

@@ -24,6 +24,20 @@ export async function callPage<K extends keyof PageApi>(
 }
 
 /**
+ * Calls one function of the in-page script only where the document holds it already; undefined
+ * where it does not (nothing of ours ran there, so there is nothing of ours to ask).
+ */
+export async function callInstalledPage<K extends keyof PageApi>(
+  tab: BrowserTab,
+  frame: FramePath,
+  fn: K,
+  ...args: Parameters<PageApi[K]>
+): Promise<PageCallResult<K> | undefined> {
+  const json = await run(tab, frame, undefined, fn, args, false);
+  return json === MISSING ? undefined : (json as PageCallResult<K>);
+}
+
+/**
  * Calls one function only in a document of `origin`: the origin is read in the same synchronous
  * script that makes the call, before the script is touched (a document of another origin could
  * hold an impostor of it). Answers the origin found instead when it differs.
@@ -51,6 +65,7 @@ async function run(
   origin: string | undefined,
   fn: string,
   args: unknown[],
+  installing = true,
 ): Promise<unknown> {
   const argList = args.map((a) => (a === undefined ? 'undefined' : JSON.stringify(a))).join(',');
   // One JSON string crosses the wire: drivers serialise big object graphs far slower than a string.
@@ -67,8 +82,8 @@ async function run(
     frame,
     guarded(`(globalThis.${key} ? ${call(`globalThis.${key}`)} : ${JSON.stringify(MISSING)})`),
   );
-  if (json === MISSING) json = await tab.evaluate(frame, guarded(call(install)));
-  return typeof json === 'string' ? JSON.parse(json) : json;
+  if (json === MISSING && installing) json = await tab.evaluate(frame, guarded(call(install)));
+  return typeof json === 'string' && json !== MISSING ? JSON.parse(json) : json;
 }
 
 /** The expression that yields the installed api object (drivers use it to fetch element handles). */

@@ -35,6 +35,10 @@ export const screenshot = defineOp({
       quality: args.format === 'jpeg' ? (args.quality ?? 80) : undefined,
       fullPage: args.full_page,
       clip,
+      onEchoes: (count) =>
+        ctx.notes.push(
+          `secret_blanked: ${count} element(s) of the page showing a typed secret as text were drawn blank in the image`,
+        ),
     });
     const data: Record<string, unknown> = {
       image: { content_type: `image/${args.format}`, base64: bytes.toString('base64') },

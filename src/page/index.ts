@@ -37,7 +37,12 @@ import { elementShells, extractOf, find, tableRows } from './inspect.js';
 import { outline } from './outline.js';
 import { frameOffset, probe, receivesAt } from './probe.js';
 import { addressOfHandle, track, trackUnlessStill } from './reading.js';
-import { markSecretField, typeSecret } from './secret-fields.js';
+import {
+  blankSecretEchoes,
+  markSecretField,
+  typeSecret,
+  unblankSecretEchoes,
+} from './secret-fields.js';
 
 // Searches answer with the document's shown frames (only when it has any), so the server looks
 // into each without a second call on a page that has none.
@@ -58,6 +63,7 @@ export const api = {
   activeHandle,
   activity,
   activityAfterFrame,
+  blankSecretEchoes,
   checkpoint,
   comboboxState,
   controlInfo,
@@ -92,6 +98,7 @@ export const api = {
   track,
   trackUnlessStill,
   typeSecret,
+  unblankSecretEchoes,
 };
 
 export type PageApi = typeof api;

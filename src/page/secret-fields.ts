@@ -1,5 +1,5 @@
 import { deepActiveElement } from './controls.js';
-import { describe } from './dom.js';
+import { allElements, deepQueryAll, describe } from './dom.js';
 import { elementOf } from './handles.js';
 import type { SecretTyping } from './protocol.js';
 
@@ -19,6 +19,55 @@ export function markSecretField(handle: number): boolean {
   secretFields.add(el);
   el.setAttribute(SECRET_FIELD_ATTRIBUTE, '');
   return true;
+}
+
+/** Values typed from secrets into this document: text of its own that repeats one is blanked too. */
+const typedValues = new Set<string>();
+
+/** Elements drawn without their text for a capture, with the inline style they had before. */
+const blankedEchoes = new Map<HTMLElement | SVGElement, string | null>();
+
+const BLANK_TEXT: [string, string][] = [
+  ['color', 'transparent'],
+  ['-webkit-text-fill-color', 'transparent'],
+  ['text-shadow', 'none'],
+  ['caret-color', 'transparent'],
+];
+
+/**
+ * Before a capture: whether this document has fields holding a secret (the driver's style blanks
+ * them), and how many other elements show a typed secret's value as their own text or value (a
+ * page that echoes the password), which are drawn without their text until
+ * {@link unblankSecretEchoes}. Inline styles reach into shadow roots, where a document's style does
+ * not. Text split across elements is not matched.
+ */
+export function blankSecretEchoes(): { fields: boolean; echoes: number } {
+  const fields = deepQueryAll(document, `[${SECRET_FIELD_ATTRIBUTE}]`).length > 0;
+  if (typedValues.size === 0) return { fields, echoes: 0 };
+  const shows = (text: string) => [...typedValues].some((v) => text.includes(v));
+  for (const el of allElements(document)) {
+    if (!(el instanceof HTMLElement || el instanceof SVGElement) || isSecretField(el)) continue;
+    if (el instanceof HTMLScriptElement || el instanceof HTMLStyleElement) continue;
+    const own =
+      el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement
+        ? el.value
+        : Array.from(el.childNodes, (n) => (n.nodeType === Node.TEXT_NODE ? n.nodeValue : '')).join(
+            '',
+          );
+    if (!shows(own)) continue;
+    blankedEchoes.set(el, el.getAttribute('style'));
+    for (const [property, value] of BLANK_TEXT) el.style.setProperty(property, value, 'important');
+  }
+  return { fields, echoes: blankedEchoes.size };
+}
+
+/** After the capture: every element blankSecretEchoes blanked gets its own inline style back. */
+export function unblankSecretEchoes(): void {
+  for (const [el, style] of blankedEchoes) {
+    if (style === null) el.removeAttribute('style');
+    else el.setAttribute('style', style);
+  }
+  blankedEchoes.clear();
 }
 
 /** Whether the field holds a secret (its value must not be read into any text). */
@@ -59,6 +108,7 @@ export function typeSecret(handle: number, value: string): SecretTyping {
     if (deepActiveElement() !== el)
       return { typed: false, cause: 'focus', focus: focusHolder(deepActiveElement()) };
     markSecretField(handle);
+    typedValues.add(value);
     const setter = nativeValueSetter(el);
     if (setter) setter.call(el, value);
     else el.value = value;
@@ -82,6 +132,7 @@ export function typeSecret(handle: number, value: string): SecretTyping {
   if (deepActiveElement() !== el)
     return { typed: false, cause: 'focus', focus: focusHolder(deepActiveElement()) };
   markSecretField(handle);
+  typedValues.add(value);
   if (!document.execCommand('insertText', false, value)) {
     el.textContent = value;
     el.dispatchEvent(new InputEvent('input', { bubbles: true, composed: true }));

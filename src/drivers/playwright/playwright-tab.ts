@@ -35,6 +35,7 @@ import {
 import { DialogGate } from '../dialog-gate.js';
 import { pageState } from '../stuck-probe.js';
 import { pageApiExpression } from '../page-script.js';
+import { withSecretEchoesBlanked } from '../secret-echoes.js';
 import { OneAtATime } from '../one-at-a-time.js';
 import { TabRecord } from '../tab-record.js';
 import { fromPlaywright, isPageScriptError, stripPrefix } from './errors.js';
@@ -310,16 +311,21 @@ export class PlaywrightTab implements BrowserTab {
     }
   }
 
-  private capturePage(options: ScreenshotOptions): Promise<Buffer> {
+  private capturePage({ onEchoes, ...options }: ScreenshotOptions): Promise<Buffer> {
     return this.captures.run(() =>
-      this.page.screenshot({
-        ...options,
-        animations: 'disabled',
-        caret: 'hide',
-        // Applied for this capture only, into frames and shadow roots too.
-        style: SECRET_FIELD_CSS,
-        timeout: 15_000,
-      }),
+      withSecretEchoesBlanked(
+        this,
+        () =>
+          this.page.screenshot({
+            ...options,
+            animations: 'disabled',
+            caret: 'hide',
+            // Applied for this capture only, into frames and shadow roots too.
+            style: SECRET_FIELD_CSS,
+            timeout: 15_000,
+          }),
+        onEchoes,
+      ),
     );
   }
 
@@ -385,17 +391,17 @@ export class PlaywrightTab implements BrowserTab {
   }
 
   /** Runs a capture with fields holding a secret blanked; pages without one are not touched. */
-  private async withSecretsBlanked<T>(capture: () => Promise<T>): Promise<T> {
-    const blank = (await this.page.$('[data-swiftbrowse-secret]').catch(() => null))
-      ? await this.page.addStyleTag({ content: SECRET_FIELD_CSS })
-      : undefined;
-    try {
-      return await capture();
-    } finally {
-      await blank
-        ?.evaluate((el) => (el as unknown as { remove(): void }).remove())
-        .catch(() => undefined);
-    }
+  private withSecretsBlanked<T>(capture: () => Promise<T>): Promise<T> {
+    return withSecretEchoesBlanked(this, async (fields) => {
+      const blank = fields ? await this.page.addStyleTag({ content: SECRET_FIELD_CSS }) : undefined;
+      try {
+        return await capture();
+      } finally {
+        await blank
+          ?.evaluate((el) => (el as unknown as { remove(): void }).remove())
+          .catch(() => undefined);
+      }
+    });
   }
 
   async pdf(): Promise<Buffer> {

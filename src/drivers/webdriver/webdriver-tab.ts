@@ -26,6 +26,7 @@ import {
 import { DialogGate } from '../dialog-gate.js';
 import { pageState } from '../stuck-probe.js';
 import { pageApiExpression } from '../page-script.js';
+import { withSecretEchoesBlanked } from '../secret-echoes.js';
 import { OneAtATime } from '../one-at-a-time.js';
 import { BidiError, fromRemote, type Bidi, type RemoteValue } from './bidi.js';
 import { fromWebDriver, netError } from './errors.js';
@@ -703,19 +704,31 @@ export class WebDriverTab implements BrowserTab {
   }
 
   /** Runs a capture with fields holding a secret blanked; pages without one are not touched. */
-  private async withSecretsBlanked<T>(capture: () => Promise<T>): Promise<T> {
-    const added = await this.evaluate(
-      [],
-      `(() => { if (!document.querySelector('[data-swiftbrowse-secret]')) return false; const s = document.createElement('style'); s.id = '__swiftbrowse_blank'; s.textContent = ${JSON.stringify(SECRET_FIELD_CSS)}; document.documentElement.appendChild(s); return true; })()`,
-    ).catch(() => false);
-    try {
-      return await capture();
-    } finally {
-      if (added)
-        await this.evaluate([], `document.getElementById('__swiftbrowse_blank')?.remove()`).catch(
-          () => undefined,
-        );
-    }
+  private withSecretsBlanked<T>(
+    capture: () => Promise<T>,
+    onEchoes?: (count: number) => void,
+  ): Promise<T> {
+    return withSecretEchoesBlanked(
+      this,
+      async (fields) => {
+        const added =
+          fields &&
+          (await this.evaluate(
+            [],
+            `(() => { const s = document.createElement('style'); s.id = '__swiftbrowse_blank'; s.textContent = ${JSON.stringify(SECRET_FIELD_CSS)}; document.documentElement.appendChild(s); return true; })()`,
+          ).catch(() => false));
+        try {
+          return await capture();
+        } finally {
+          if (added)
+            await this.evaluate(
+              [],
+              `document.getElementById('__swiftbrowse_blank')?.remove()`,
+            ).catch(() => undefined);
+        }
+      },
+      onEchoes,
+    );
   }
 
   async captureViewport(options: { maxWidth: number; quality: number }): Promise<Buffer> {
@@ -727,7 +740,9 @@ export class WebDriverTab implements BrowserTab {
   }
 
   screenshot(options: ScreenshotOptions): Promise<Buffer> {
-    return this.captures.run(() => this.withSecretsBlanked(() => this.captureScreenshot(options)));
+    return this.captures.run(() =>
+      this.withSecretsBlanked(() => this.captureScreenshot(options), options.onEchoes),
+    );
   }
 
   private async captureScreenshot(options: ScreenshotOptions): Promise<Buffer> {
