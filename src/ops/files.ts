@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import type { DownloadRecord } from '../drivers/driver.js';
+import type { FileEntry, FileStore } from '../files/file-store.js';
+import type { Session } from '../sessions/session.js';
 import { defineOp } from './define.js';
 
 /** A download as results say it: saved (and how to keep it), failed (and why), or still landing. */
@@ -19,19 +21,32 @@ export const files = defineOp({
   readOnly: true,
   args: z.strictObject({}),
   async run(ctx) {
-    // A download still landing is waited for, so a click then files sees it.
-    await ctx.session.browser?.downloadsSettled();
-    const list = await ctx.files.list(ctx.session.name);
-    // A download that never landed is said here too, the latest attempt of each name.
-    const latest = new Map((ctx.session.browser?.downloads() ?? []).map((d) => [d.name, d]));
-    for (const d of latest.values())
-      if (d.state === 'failed' && !list.some((f) => f.name === d.name))
-        ctx.notes.push(downloadNote(d));
-    if (list.some((f) => !f.kept))
-      ctx.notes.push('unkept files go with the browser: keep_file("<name>") keeps one');
-    return { data: { files: list } };
+    const { data, notes } = await filesListing(ctx.session, ctx.files);
+    ctx.notes.push(...notes);
+    return { data };
   },
 });
+
+/**
+ * What `files` answers: the session's files and the downloads that never landed. It changes
+ * nothing, so GET /files answers it without an op.
+ */
+export async function filesListing(
+  session: Session,
+  store: Pick<FileStore, 'list'>,
+): Promise<{ data: { files: FileEntry[] }; notes: string[] }> {
+  // A download still landing is waited for, so a click then files sees it.
+  await session.browser?.downloadsSettled();
+  const list = await store.list(session.name);
+  const notes: string[] = [];
+  // A download that never landed is said here too, the latest attempt of each name.
+  const latest = new Map((session.browser?.downloads() ?? []).map((d) => [d.name, d]));
+  for (const d of latest.values())
+    if (d.state === 'failed' && !list.some((f) => f.name === d.name)) notes.push(downloadNote(d));
+  if (list.some((f) => !f.kept))
+    notes.push('unkept files go with the browser: keep_file("<name>") keeps one');
+  return { data: { files: list }, notes };
+}
 
 export const keepFile = defineOp({
   name: 'keep_file',

@@ -394,6 +394,21 @@ describe('over streamable HTTP', () => {
       mcp.readResource({ uri: 'swiftbrowse://sessions/other/status' }),
       /only its own session/,
     );
+
+    // Reading a resource runs no op: the action ids of the ops around the reads are consecutive.
+    const before = Number(
+      String((await call(mcp, 'browser_status', {})).body.action_id)
+        .split('-')
+        .pop(),
+    );
+    await mcp.readResource({ uri: 'swiftbrowse://sessions/m1/status' });
+    await mcp.readResource({ uri: 'swiftbrowse://files' });
+    const after = Number(
+      String((await call(mcp, 'browser_status', {})).body.action_id)
+        .split('-')
+        .pop(),
+    );
+    assert.equal(after, before + 1);
   });
 
   test("a Playwright MCP tool name is answered with this server's op", async () => {

@@ -336,8 +336,8 @@ describe('slow clients (HEADERS_TIMEOUT, REQUEST_TIMEOUT)', () => {
   });
 });
 
-describe('GET /browser (a cross-site <img> can send one)', () => {
-  const get = (session: string) => h.request(`/browser?session=${session}`);
+describe('GET /browser, /files, /secrets (a cross-site <img> can send one)', () => {
+  const get = (session: string, route = '/browser') => h.request(`${route}?session=${session}`);
   const statusOp = async (session: string) =>
     (await (
       await h.request('/browser/status', {
@@ -378,6 +378,28 @@ describe('GET /browser (a cross-site <img> can send one)', () => {
       assert.equal(body.data.known, undefined);
     }
     assert.equal((await statusOp('img-old')).action_id, 'img-old-2');
+  });
+
+  test('GET /files and GET /secrets read without an op: no session made, no action id', async () => {
+    for (const route of ['/files', '/secrets']) {
+      const r = await get('img-read', route);
+      const body = (await r.json()) as {
+        ok: boolean;
+        op: string;
+        action_id?: string;
+        data: object;
+      };
+      assert.equal(r.status, 200, JSON.stringify(body));
+      assert.equal(body.ok, true);
+      assert.equal(body.op, route.slice(1));
+      assert.equal(body.action_id, undefined);
+      assert.ok(
+        route === '/files' ? 'files' in body.data : 'secrets' in body.data,
+        JSON.stringify(body),
+      );
+    }
+    assert.equal(await listed('img-read'), false);
+    assert.equal((await statusOp('img-read')).action_id, 'img-read-1');
   });
 });
 

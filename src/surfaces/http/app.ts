@@ -5,9 +5,11 @@ import { bodyLimit } from 'hono/body-limit';
 import { OpError, toOpError } from '../../core/errors.js';
 import { scrub } from '../../core/redact.js';
 import { opListing } from '../../ops/listing.js';
+import { filesListing } from '../../ops/files.js';
 import { sessionStatus } from '../../ops/lifecycle.js';
 import { runOp, type OpRuntime } from '../../ops/run-op.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
+import type { Session } from '../../sessions/session.js';
 import { adminAuditRoutes } from './admin-audit.js';
 import { adminFlowRoutes } from './admin-flows.js';
 import { adminSettingsRoutes } from './admin-settings.js';
@@ -137,41 +139,55 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
 
   const opDoc = (op: string, id: string, tag: 'browser' | 'files' | 'secrets') =>
     opRouteDoc(rt.ops.get(op), id, tag);
-  // A GET touches no session (a cross-site <img> can send one): status is read, not run as an op,
-  // so no action id is spent, nothing is logged and a name never used is not created.
-  app.get('/browser', opDoc('status', 'session_status', 'browser'), async (c) => {
-    try {
-      const started = Date.now();
-      const { session, known } = await rt.sessions.peek(callerName(c));
-      const data = await sessionStatus(session, rt.flows);
-      if (!known) data.known = false;
-      // The status names the last URL and the tabs': the session's typed secrets are scrubbed from
-      // them as from every answer the op pipeline builds.
-      return c.json(
-        scrub(
-          {
-            ok: true,
-            op: 'status',
-            session_id: session.name,
-            verification: { status: 'not_checked' },
-            data,
-            timing: {
-              started_at_ms: started,
-              duration_ms: Date.now() - started,
-              timeout_ms: session.settings.timeoutMs,
+  // A GET touches no session (a cross-site <img> can send one): status, secrets and files are
+  // read, not run as ops, so no action id is spent, nothing is logged and a name never used is
+  // not created.
+  const readRoute =
+    (op: string, read: (session: Session) => Promise<{ data: object; notes?: string[] }>) =>
+    async (c: Context) => {
+      try {
+        const started = Date.now();
+        const { session, known } = await rt.sessions.peek(callerName(c));
+        const { data, notes = [] } = await read(session);
+        // What is read names URLs and files: the session's typed secrets are scrubbed from them
+        // as from every answer the op pipeline builds.
+        return c.json(
+          scrub(
+            {
+              ok: true,
+              op,
+              session_id: session.name,
+              verification: { status: 'not_checked' },
+              data: known ? data : { ...data, known: false },
+              ...(notes.length ? { notes } : {}),
+              timing: {
+                started_at_ms: started,
+                duration_ms: Date.now() - started,
+                timeout_ms: session.settings.timeoutMs,
+              },
             },
-          },
-          session.bound,
-        ),
-      );
-    } catch (e) {
-      return failure(c, 'status', toOpError(e));
-    }
-  });
-  app.get('/secrets', opDoc('secrets', 'secrets_catalogue', 'secrets'), (c) =>
-    call(c, 'secrets', {}),
+            session.bound,
+          ),
+        );
+      } catch (e) {
+        return failure(c, op, toOpError(e));
+      }
+    };
+  app.get(
+    '/browser',
+    opDoc('status', 'session_status', 'browser'),
+    readRoute('status', async (s) => ({ data: await sessionStatus(s, rt.flows) })),
   );
-  app.get('/files', opDoc('files', 'files_list', 'files'), (c) => call(c, 'files', {}));
+  app.get(
+    '/secrets',
+    opDoc('secrets', 'secrets_catalogue', 'secrets'),
+    readRoute('secrets', async (s) => ({ data: await rt.secrets.list(s.name) })),
+  );
+  app.get(
+    '/files',
+    opDoc('files', 'files_list', 'files'),
+    readRoute('files', (s) => filesListing(s, rt.files)),
+  );
   app.route('/files', signedFileRoutes(rt.files));
   app.delete('/browser', opDoc('close', 'session_close', 'browser'), (c) => call(c, 'close', {}));
   app.post('/browser/:op', async (c) => {

@@ -18,6 +18,9 @@ import { runOp, type OpRuntime } from '../../ops/run-op.js';
 import type { Session } from '../../sessions/session.js';
 import { VERSION } from '../../version.js';
 import { opListing } from '../../ops/listing.js';
+import { filesListing } from '../../ops/files.js';
+import { sessionStatus } from '../../ops/lifecycle.js';
+import { scrub } from '../../core/redact.js';
 import { flowJsonSchema } from '../../flows/schema.js';
 import { instructionsFor } from './instructions.js';
 import { loadPrompts, renderPrompt } from './prompts.js';
@@ -32,7 +35,6 @@ import {
   type ResourceSource,
 } from './resources.js';
 import { readFile } from 'node:fs/promises';
-import type { FileEntry } from '../../files/file-store.js';
 import type { Detail } from '../../core/compact-answer.js';
 import { answerFor } from '../answer.js';
 import { refusal, toToolResult } from './results.js';
@@ -88,13 +90,18 @@ export function createMcpServer(options: McpServerOptions): Server {
   };
   const resourcesOf = (extra: RequestExtra): ResourceSource => ({
     opListing: () => opListing(runtime.ops.values()),
-    sessionStatus: () => opData(extra, 'status'),
+    // Reads, not ops: reading a resource spends no action id and logs nothing.
+    sessionStatus: async () => {
+      const session = await options.sessionOf(extra);
+      // It names URLs: typed secrets are scrubbed from it as from every op's answer.
+      return scrub(await sessionStatus(session, runtime.flows), session.bound);
+    },
     opData: (op) => opData(extra, op),
     flowLibrary: () => opData(extra, 'flow_list', { everywhere: true }),
     flowSchema: () => flowJsonSchema(runtime.ops.values()),
     flow: (name) => opData(extra, 'flow_get', { name }),
     file: async (name) => {
-      const listed = (await opData(extra, 'files')) as { files: FileEntry[] };
+      const { data: listed } = await filesListing(await options.sessionOf(extra), runtime.files);
       const entry = listed.files.find((f) => f.name === name);
       if (!entry)
         throw new OpError(
