@@ -1,8 +1,10 @@
 import { OpError } from '../core/errors.js';
 import { scrub } from '../core/redact.js';
-import { timingSince, type ActionResult } from '../core/result.js';
+import { compactResult, timingSince, type ActionResult, type Check } from '../core/result.js';
 import { within } from '../core/within.js';
+import type { Condition } from '../core/condition.js';
 import type { Session } from '../sessions/session.js';
+import type { ResultBuilder } from './pipeline/result-builder.js';
 import type { Interruption, SessionManager } from '../sessions/session-manager.js';
 import type { OpDefinition } from './define.js';
 import type { SessionLog } from '../logs/session-log.js';
@@ -89,6 +91,16 @@ export interface DeadlineContext {
 }
 
 /**
+ * What an op's work has done so far, for an answer given before the work ends: once its action
+ * returned, its input reached the page and the answer must not read as if it might not have.
+ */
+export interface OpProgress {
+  delivered: boolean;
+  result?: ResultBuilder;
+  expect?: Condition[];
+}
+
+/**
  * Runs one op under its deadline. When its time passes with the page stuck in script, the page
  * is interrupted (DESIGN §3.2) so the op's calls fail and it answers `timeout`, saying what was
  * lost; an op that still has not answered by the margin is answered here.
@@ -96,7 +108,7 @@ export interface DeadlineContext {
 export function bounded(
   rt: DeadlineContext,
   request: { op: string; args: unknown; session: Session; run?: RunRef },
-  run: () => Promise<ActionResult>,
+  run: (progress: OpProgress) => Promise<ActionResult>,
 ): BoundedRun {
   const { session } = request;
   const op = rt.ops.get(request.op);
@@ -114,16 +126,18 @@ export function bounded(
   const closedUnder = new Promise<typeof CUT>((resolve) => (cut = () => resolve(CUT)));
   const guard: Guard = { composite: false, cut: () => cut() };
   guards.push(guard);
-  const work = run().finally(() => guards.splice(guards.indexOf(guard), 1));
+  const progress: OpProgress = { delivered: false };
+  const work = run(progress).finally(() => guards.splice(guards.indexOf(guard), 1));
   // What the op waits on: its work, unless its browser was closed under it first.
   const watched = Promise.race([work, closedUnder]);
   const due = () => started + timeoutMs + rt.sessions.openingMs(session, started, openingBefore);
+  const clock = { started, openingBefore, timeoutMs, progress };
   let interrupted = false;
   const answer = (async (): Promise<ActionResult> => {
     // Opening a browser does not count against the op's time: the deadline moves with it.
     for (let left = due() - Date.now(); left > 0 || guard.composite; left = due() - Date.now()) {
       const result = await within(watched, guard.composite ? HOLD_MS : left, LATE);
-      if (result === CUT) return lateAnswer(rt, request, started, openingBefore, timeoutMs);
+      if (result === CUT) return lateAnswer(rt, request, clock);
       if (result !== LATE) return reported(rt, session, result);
     }
     const ask = (waitMs: number) =>
@@ -141,7 +155,7 @@ export function bounded(
     if (!found && !loading && op?.acts) {
       // A page that answers lets an acting op finish the bounded reads it does after its action.
       const result = await within(watched, Math.max(left, ANSWERING_GRACE_MS - REASK_MS), LATE);
-      if (result === CUT) return lateAnswer(rt, request, started, openingBefore, timeoutMs);
+      if (result === CUT) return lateAnswer(rt, request, clock);
       if (result !== LATE) return reported(rt, session, result);
       // The action may have been delivered only in the grace and set the page laying out or
       // spinning: what the page did at the deadline no longer says why the op has not answered.
@@ -155,12 +169,12 @@ export function bounded(
       Math.max(due() + DEADLINE_MARGIN_MS - Date.now() - 50, floor),
       LATE,
     );
-    if (result === CUT) return lateAnswer(rt, request, started, openingBefore, timeoutMs);
+    if (result === CUT) return lateAnswer(rt, request, clock);
     if (result !== LATE) return reported(rt, session, result);
     // Stopped and still stuck: the browser is let go of, so the op's calls fail now.
     if (interruption) rt.sessions.abandonBrowser(session);
     interrupted = !!interruption;
-    return lateAnswer(rt, request, started, openingBefore, timeoutMs, interruption, rendering);
+    return lateAnswer(rt, request, clock, interruption, rendering);
   })();
   const done = answer.then(() => within(work, interrupted ? HOLD_MS : LATE_HOLD_MS, undefined));
   return { answer, done };
@@ -183,13 +197,12 @@ function reported(rt: DeadlineContext, session: Session, result: ActionResult): 
 function lateAnswer(
   rt: DeadlineContext,
   request: { op: string; args: unknown; session: Session; run?: RunRef },
-  started: number,
-  openingBefore: number,
-  timeoutMs: number,
+  clock: { started: number; openingBefore: number; timeoutMs: number; progress: OpProgress },
   interruption?: Interruption,
   rendering = false,
 ): ActionResult {
   const { session } = request;
+  const { started, openingBefore, timeoutMs, progress } = clock;
   const taken = rt.sessions.takeInterruption(session) ?? interruption;
   const tab = session.activeTab();
   const waiting = tab?.activity().awaitingServer;
@@ -198,6 +211,25 @@ function lateAnswer(
     : rendering && tab
       ? `: the page ${tab.url()} is still rendering (laying out a large document, not running a script, so nothing was stopped)`
       : '';
+  const page =
+    tab && !tab.isClosed() ? { url: tab.url(), title: tab.knownTitle(), tab: tab.id } : undefined;
+  const timing = timingSince(
+    started,
+    timeoutMs,
+    rt.sessions.openingMs(session, started, openingBefore),
+  );
+  const head = {
+    op: request.op,
+    action_id: session.nextActionId(),
+    session_id: session.name,
+    page,
+    timing,
+  };
+  // Input that reached the page is said to have, unless the page was stopped or closed under it.
+  if (!taken && progress.delivered && progress.result) {
+    const answer = deliveredAnswer(head, progress, timeoutMs, why, waiting);
+    return recordAnswer(rt.logs, request, compactResult(answer));
+  }
   // Stopped here and still stuck, the browser was ended here; closed under the op, it says so.
   const message = interruption
     ? `${interruption.error.message} It still did not answer after that, so its browser was ended: the next op opens a new one on the last URL.`
@@ -207,18 +239,64 @@ function lateAnswer(
   const notes = taken ? [taken.note] : [];
   const result: ActionResult = {
     ok: false,
-    op: request.op,
-    action_id: session.nextActionId(),
-    session_id: session.name,
-    page:
-      tab && !tab.isClosed() ? { url: tab.url(), title: tab.knownTitle(), tab: tab.id } : undefined,
+    ...head,
     verification: { status: 'not_checked' },
     error: new OpError('timeout', message).toInfo(),
     ...(notes.length ? { notes } : {}),
-    timing: timingSince(started, timeoutMs, rt.sessions.openingMs(session, started, openingBefore)),
   };
   if (!result.page) delete result.page;
   return recordAnswer(rt.logs, request, result);
+}
+
+/**
+ * The late answer of an op whose input reached the page: it happened, so the answer says so and
+ * keeps its target. Only what came after (settling, `expect`, the changes) is said to be unknown;
+ * an `expect` not judged in time is not a pass, so it fails as one that did not hold.
+ */
+function deliveredAnswer(
+  head: Pick<ActionResult, 'op' | 'action_id' | 'session_id' | 'page' | 'timing'>,
+  progress: OpProgress,
+  timeoutMs: number,
+  why: string,
+  waiting: string | undefined,
+): ActionResult {
+  const result = progress.result!;
+  const unjudged = !result.checks && progress.expect?.length;
+  const checks: Check[] | undefined = unjudged
+    ? progress.expect!.map((condition) => ({
+        condition,
+        passed: false,
+        observed: {
+          error: waiting
+            ? `not judged within ${timeoutMs} ms: the page is still loading ${waiting}`
+            : `not judged within ${timeoutMs} ms${why}`,
+        },
+      }))
+    : result.checks;
+  // A copy: the work goes on after this answer and may still add to its own.
+  const built = result.build(head);
+  const notes = [...(built.notes ?? [])];
+  notes.push(
+    waiting
+      ? `still_loading: ${head.op} was delivered; the page was still loading ${waiting} when its ${timeoutMs} ms ran out`
+      : `unverified: ${head.op} was delivered; what followed was not read within its ${timeoutMs} ms${why}`,
+  );
+  const failed = checks?.filter((c) => !c.passed) ?? [];
+  const answer: ActionResult = {
+    ...built,
+    ok: failed.length === 0 && built.ok,
+    verification: checks
+      ? { status: failed.length ? 'failed' : 'passed', checks }
+      : { status: 'not_checked' },
+    evidence: [...(built.evidence ?? [])],
+    notes,
+  };
+  if (failed.length && !answer.error)
+    answer.error = new OpError(
+      'verification_failed',
+      `${head.op} was done, but the expected outcome was not seen within its ${timeoutMs} ms${why}. Do not repeat the action blindly: read the page first.`,
+    ).toInfo();
+  return answer;
 }
 
 /** An answer the op's phases did not build, scrubbed of the session's secrets and logged. */

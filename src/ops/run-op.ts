@@ -6,7 +6,7 @@ import type { Secrets } from '../secrets/secrets.js';
 import type { FlowLibrary } from '../flows/library.js';
 import type { RunRef } from '../flows/runner.js';
 import type { SessionLog } from '../logs/session-log.js';
-import { bounded, recordAnswer } from './deadline.js';
+import { bounded, recordAnswer, type OpProgress } from './deadline.js';
 import type { Session } from '../sessions/session.js';
 import type { SessionManager } from '../sessions/session-manager.js';
 import type { OpDefinition, Surface } from './define.js';
@@ -37,6 +37,8 @@ export interface OpRequest {
   onProgress?: (progress: Progress) => void;
   /** The flow run and step this op is part of (DESIGN §8), for the session log and the report. */
   run?: RunRef;
+  /** Where the op's deadline reads what its work has done (ops/deadline.ts). */
+  progress?: OpProgress;
 }
 
 export interface OpRuntime {
@@ -68,7 +70,7 @@ export async function runOp(rt: OpRuntime, request: OpRequest): Promise<ActionRe
   // The session stays held until the op's work ends, even when its answer came at the deadline.
   const held = session.exclusive(async () => {
     if (request.signal?.aborted) return answered(await unstarted(rt, request, callerGone(request)));
-    const run = bounded(rt, request, () => execute(rt, request));
+    const run = bounded(rt, request, (progress) => execute(rt, { ...request, progress }));
     void run.answer.then(answered);
     await run.done;
     // What stopped this op (a close under it, an interrupt) is not the next op's to report.
@@ -130,7 +132,7 @@ async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult>
   const run = openRun(
     rt,
     request,
-    (nested) => bounded(rt, nested, () => execute(rt, nested)).answer,
+    (nested) => bounded(rt, nested, (progress) => execute(rt, { ...nested, progress })).answer,
   );
   if (frameWait !== undefined) run.phases.add('previous_frame', performance.now() - frameWait);
   // The phases that ran, in order: one that throws ends the list, so the log shows where.

@@ -132,6 +132,10 @@ export async function prepare(run: OpRun): Promise<void> {
   rt.secrets.refuseMisplaced({ session, op: op.name, ...auditStep(request.run) }, request.args, op);
   const args = parseArgs(op.name, op.args, request.args) as Args;
   run.args = args;
+  if (request.progress) {
+    request.progress.result = run.result;
+    request.progress.expect = args.expect;
+  }
   run.timeoutMs = args.timeout ?? run.timeoutMs;
   run.ctx = contextOf(run, op);
   if (op.browser && !op.managesBrowser) {
@@ -193,6 +197,7 @@ function contextOf(run: OpRun, op: OpDefinition): OpContext {
       request.onProgress?.(nested.progress ?? { message: `step ${++step}: ${name}` });
       return run.nested({
         ...request,
+        progress: undefined,
         op: name,
         args: nestedArgs,
         run: nested.run ?? request.run,
@@ -233,6 +238,8 @@ export async function act(run: OpRun): Promise<void> {
   for (;;) {
     try {
       run.result.ran(await op.run(ctx, args));
+      // Its action returned: the input reached the page, whatever settling and expect then take.
+      if (op.acts && request.progress) request.progress.delivered = true;
       break;
     } catch (e) {
       // A browser ended or stopped under the op (close, interrupt, crash) ends it: no retry reopens one.
