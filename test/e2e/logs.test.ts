@@ -123,11 +123,18 @@ describe('the session log', () => {
 
   test('a click is framed with its box; an unchanged screen is stored once; reading ops get no frame', async () => {
     const s = 'frames';
-    await h.op('goto', { url: page() }, s);
-    const click = await h.op('click', { target: { role: 'button', name: 'Sign in' } }, s);
+    // Each capture is let finish before the next op: a forced one (WebDriver, Firefox) that a
+    // loaded machine holds past FRAME_WAIT_MS is left out by design, which is not what is tested.
+    const framed = async (op: string, args: Record<string, unknown>) => {
+      const r = await h.op(op, args, s);
+      await h.app.runtime.logs!.flush();
+      return r;
+    };
+    await framed('goto', { url: page() });
+    const click = await framed('click', { target: { role: 'button', name: 'Sign in' } });
     assert.equal(click.body.ok, true, JSON.stringify(click.body.error));
-    await h.op('click', { target: { css: '#noop' } }, s);
-    await h.op('click', { target: { css: '#noop' } }, s);
+    await framed('click', { target: { css: '#noop' } });
+    await framed('click', { target: { css: '#noop' } });
     await h.op('find', { target: { role: 'button' } }, s);
     const { lines: log } = await lines(s);
     const [goto, signIn, noop1, noop2, find] = log;
