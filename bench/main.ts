@@ -1,5 +1,6 @@
 // npm run bench: the tasks through SwiftBrowse MCP (full, compact), Playwright MCP and raw
-// playwright-core, then start-up, per-op overhead, the text-track walk, scale and flows.
+// playwright-core, then start-up, per-op overhead, the text-track walk, scale, contention and
+// flows.
 // Prints the table and writes bench/results/<time>-<commit>.json. Options: USAGE below.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -16,6 +17,7 @@ import { serveApps } from './apps.js';
 import { commandLine } from './command-line.js';
 import { quiet } from './proc.js';
 import { render, type Results } from './report.js';
+import { measureContention } from './sections/contention.js';
 import { measureFlow } from './sections/flow.js';
 import { measureOverhead } from './sections/overhead.js';
 import { measureScale } from './sections/scale.js';
@@ -27,13 +29,17 @@ Usage: node dist/bench/main.js [options]   (npm run bench)
   --reps N             repetitions of each task (default 3)
   --quick              one repetition
   --tasks a,b          these tasks only
-  --skip s,…           leave out sections: scale, overhead, flow, walk (the overhead section's
-                       text-track walk)
-  --only s,…           these sections alone, without the tasks: overhead, scale, flow
+  --skip s,…           leave out sections: scale, contention, overhead, flow, walk (the
+                       overhead section's text-track walk)
+  --only s,…           these sections alone, without the tasks: overhead, scale, contention,
+                       flow
+  --contention N       sessions of the contention section (default 16, --quick 8): each types
+                       and clicks 10 times beside 6 busy workers, against raw playwright-core
   --sessions 16,…      the scale section runs only SwiftBrowse, with these session counts
   --same-session       one SwiftBrowse session for every task instead of a fresh one per task
   --iterations N       rounds of the overhead section (default 30)
-  --baseline PATH      another build's dist/src/surfaces/cli/main.js: the overhead section runs it too
+  --baseline PATH      another build's dist/src/surfaces/cli/main.js: the overhead section runs it too,
+                       and the contention section
   -h, --help           this text
 `;
 
@@ -45,6 +51,7 @@ const { values } = commandLine(USAGE, {
     skip: { type: 'string', default: '' },
     only: { type: 'string' },
     sessions: { type: 'string' },
+    contention: { type: 'string' },
     'same-session': { type: 'boolean', default: false },
     iterations: { type: 'string' },
     baseline: { type: 'string' },
@@ -57,7 +64,7 @@ const skip = new Set((values.skip ?? '').split(',').filter(Boolean));
 const sessions = values.sessions?.split(',').map(Number);
 const only = values.only ? new Set(values.only.split(',').filter(Boolean)) : undefined;
 if (only)
-  for (const section of ['tasks', 'overhead', 'scale', 'flow'])
+  for (const section of ['tasks', 'overhead', 'scale', 'contention', 'flow'])
     if (!only.has(section)) skip.add(section);
 const tasks = values.tasks ? TASKS.filter((t) => values.tasks!.split(',').includes(t.name)) : TASKS;
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -125,6 +132,19 @@ try {
     });
     results.httpStartup = scaled.startup;
     results.scale = scaled.scale;
+  }
+  if (!skip.has('contention')) {
+    log('contention (beside a CPU load of its own)');
+    results.contention = await measureContention({
+      server,
+      dataDir: join(work, 'sb-contention'),
+      sessions: values.contention ? Number(values.contention) : quick ? 8 : 16,
+      rounds: 10,
+      pairs: quick ? 1 : 2,
+      busyWorkers: 6,
+      baseline: values.baseline,
+      log,
+    });
   }
   if (!skip.has('flow')) {
     log('flow vs separate calls');

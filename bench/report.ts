@@ -1,4 +1,5 @@
 // The printed table: what an agent pays per task with each tool, and the ratios.
+import type { ContentionFigures } from './sections/contention.js';
 import type { FlowFigures } from './sections/flow.js';
 import type { OverheadFigures, WalkFigures } from './sections/overhead.js';
 import { renderPhases } from './sections/phases.js';
@@ -12,6 +13,7 @@ export interface Results {
   agents: AgentFigures[];
   httpStartup?: HttpStartup;
   scale?: ScaleFigures[];
+  contention?: ContentionFigures;
   overhead?: OverheadFigures;
   walk?: WalkFigures[];
   flow?: FlowFigures;
@@ -219,6 +221,43 @@ export function render(r: Results): string {
           s.failed,
         ]),
       ),
+    );
+  }
+  if (r.contention) {
+    const c = r.contention;
+    out.push('');
+    out.push(
+      `Contention: ${c.sessions} sessions × (goto + ${c.rounds} × (fill + click)) beside ${c.busyWorkers} busy workers, raw then SwiftBrowse, ${c.pairs.length} pair(s)`,
+    );
+    out.push(
+      table(
+        [
+          'pair',
+          'raw wall ms',
+          'sb wall ms',
+          'sb/raw',
+          'raw failed',
+          'sb failed',
+          'sb click p50 / raw',
+          'delivered answered failed',
+        ],
+        c.pairs.map((p, i) => [
+          i + 1,
+          p.raw.wallMs,
+          p.swiftbrowse.wallMs,
+          p.wallRatio,
+          p.raw.failed,
+          p.swiftbrowse.failed,
+          ratio(p.swiftbrowse.clickP50Ms, p.raw.clickP50Ms),
+          p.swiftbrowse.deliveredButFailed,
+          p.baseline ? ratio(p.baseline.wallMs, p.raw.wallMs) : '–',
+          p.baseline?.failed ?? '–',
+          p.baseline?.deliveredButFailed ?? '–',
+        ]),
+      ),
+    );
+    out.push(
+      `all pairs: wall sb/raw ${c.wallRatio}, failed ${c.failed.swiftbrowse} (sb) vs ${c.failed.raw} (raw), delivered clicks answered as failed ${c.deliveredButFailed}`,
     );
   }
   if (r.flow) {

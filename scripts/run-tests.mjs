@@ -224,30 +224,13 @@ function writeResults(arms) {
   writeFileSync('test-results/flaky.json', JSON.stringify(flaky, null, 2) + '\n');
 }
 
-/**
- * Node workers each busy half the time (50 ms on, 50 ms off) beside the run, so anyone can check
- * that load alone fails no test: six add about three cores of demand to the suite's own.
- */
-function startLoad(workers) {
-  const spin = `for (;;) { const end = Date.now() + 50; while (Date.now() < end); Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50); }`;
-  const child = spawn(
-    process.execPath,
-    [
-      '-e',
-      `const { Worker } = require('node:worker_threads');
-       for (let i = 0; i < ${workers}; i++) new Worker(${JSON.stringify(spin)}, { eval: true });`,
-    ],
-    { stdio: 'ignore' },
-  );
-  return () => child.kill('SIGKILL');
-}
-
 const load = flags['under-load'] === undefined ? 0 : Number(flags['under-load']);
 if (!Number.isInteger(load) || load < 0) {
   process.stderr.write(`--under-load takes a number of busy workers; got ${flags['under-load']}\n`);
   process.exit(2);
 }
-const stopLoad = load ? startLoad(load) : () => {};
+// The bench's load (bench/busy-load.ts): one load, so a figure there and a run here compare.
+const stopLoad = load ? (await import('../dist/bench/busy-load.js')).startBusyLoad(load) : () => {};
 const loads = [];
 const sampler = setInterval(() => loads.push(loadavg()[0]), 10_000);
 if (load) say(`under load: ${load} busy Node workers on ${cpus().length} cores`);

@@ -31,7 +31,7 @@ export interface HttpStartup {
   idleServerPssMb: number;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
@@ -42,7 +42,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function untilHealthy(url: string, child: ChildProcess): Promise<void> {
+export async function untilHealthy(url: string, child: ChildProcess): Promise<void> {
   for (;;) {
     if (child.exitCode !== null) throw new Error(`swiftbrowse serve exited (${child.exitCode})`);
     try {
