@@ -72,12 +72,12 @@ function armOf(runs: SessionRun[], wallMs: number, rounds: number): ContentionAr
 }
 
 /** One SwiftBrowse session: goto, then rounds of fill and click, each answer read. */
-async function swiftbrowseSession(url: string, page: string, name: string, rounds: number) {
+async function swiftbrowseSession(url: string, page: string, session: string, rounds: number) {
   const run: SessionRun = { failed: 0, okClicks: 0, counted: 0, clickMs: [], errors: [] };
-  const op = async (name_: string, args: Record<string, unknown>) => {
-    const response = await fetch(`${url}/browser/${name_}`, {
+  const op = async (name: string, args: Record<string, unknown>) => {
+    const response = await fetch(`${url}/browser/${name}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-session-key': name },
+      headers: { 'content-type': 'application/json', 'x-session-key': session },
       body: JSON.stringify({ ...args, timeout: OP_TIMEOUT_MS }),
     });
     const body = (await response.json()) as {
@@ -87,7 +87,7 @@ async function swiftbrowseSession(url: string, page: string, name: string, round
     };
     if (!body.ok) {
       run.failed++;
-      run.errors.push(`${name_}: ${body.error?.kind}: ${body.error?.message.slice(0, 160)}`);
+      run.errors.push(`${name}: ${body.error?.kind}: ${body.error?.message.slice(0, 160)}`);
     }
     return body;
   };
@@ -100,11 +100,11 @@ async function swiftbrowseSession(url: string, page: string, name: string, round
   }
   const read = await fetch(`${url}/browser/evaluate`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-session-key': name },
+    headers: { 'content-type': 'application/json', 'x-session-key': session },
     body: JSON.stringify({ script: 'n' }),
   });
   run.counted = Number(((await read.json()) as { data?: { result?: unknown } }).data?.result ?? 0);
-  await fetch(`${url}/browser`, { method: 'DELETE', headers: { 'x-session-key': name } });
+  await fetch(`${url}/browser`, { method: 'DELETE', headers: { 'x-session-key': session } });
   return run;
 }
 
@@ -160,9 +160,14 @@ async function startServer(main: string, dataDir: string) {
   await untilHealthy(url, child);
   return {
     url,
+    // A server still shutting down its browsers after 10 s is killed: the figures are taken.
     stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
-      if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
+      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(killer);
     },
   };
 }
@@ -195,14 +200,13 @@ export async function measureContention(options: {
       );
       const raw = armOf(rawRuns, performance.now() - t, rounds);
       log(`  raw playwright-core ${sessions} contexts: ${raw.wallMs} ms, ${raw.failed} failed`);
-      t = performance.now();
       let swiftbrowse: ContentionArm | undefined;
       let baseline: ContentionArm | undefined;
-      for (const [i, server_] of servers.entries()) {
+      for (const [i, sb] of servers.entries()) {
         t = performance.now();
         const runs = await Promise.all(
           Array.from({ length: sessions }, (_, j) =>
-            swiftbrowseSession(server_.url, page, `contention${p}-${j}`, rounds),
+            swiftbrowseSession(sb.url, page, `contention${p}-${j}`, rounds),
           ),
         );
         const arm = armOf(runs, performance.now() - t, rounds);
@@ -222,7 +226,7 @@ export async function measureContention(options: {
   } finally {
     stopLoad();
     await browser.close();
-    await Promise.all(servers.map((server_) => server_.stop()));
+    await Promise.all(servers.map((sb) => sb.stop()));
   }
   const total = (arm: 'swiftbrowse' | 'raw', key: 'wallMs' | 'failed' | 'deliveredButFailed') =>
     pairs.reduce((n, pair) => n + pair[arm][key], 0);
