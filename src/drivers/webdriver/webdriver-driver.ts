@@ -122,7 +122,7 @@ export class WebDriverSession implements BrowserSession, TabHost {
       this.parentOf.delete(e.context);
     });
     bidi.on<NavigationEvent>('browsingContext.navigationStarted', (e) =>
-      this.open.get(e.context)?.onNavigated(e.url, true),
+      this.open.get(e.context)?.onNavigated(e.url, true, e.navigation),
     );
     // Same-document navigations commit as they start.
     for (const event of ['fragmentNavigated', 'historyUpdated'])
@@ -135,11 +135,11 @@ export class WebDriverSession implements BrowserSession, TabHost {
         this.open.get(e.context)?.onNavigationFailed(e.url),
       );
     bidi.on<NavigationEvent>('browsingContext.navigationCommitted', (e) =>
-      this.open.get(e.context)?.onCommitted(e.url),
+      this.open.get(e.context)?.onCommitted(e.url, e.navigation),
     );
     for (const event of ['domContentLoaded', 'load'])
       bidi.on<NavigationEvent>(`browsingContext.${event}`, (e) =>
-        this.open.get(e.context)?.onUrl(e.url),
+        this.open.get(e.context)?.onUrl(e.url, e.navigation),
       );
     // A page's renderer crashing shows only as its window realm destroyed with none after it.
     // A sandbox (the capture's) is not the page's realm.

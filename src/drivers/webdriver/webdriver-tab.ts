@@ -105,12 +105,20 @@ interface EvaluateResult {
 const TEXT_LIMIT = 10_000;
 /** Frames in frames input is routed through, at most (a page nesting deeper is its own problem). */
 const FRAME_DEPTH = 8;
+/** Navigation ids a tab remembers for ordering its load events. */
+const NAVIGATIONS_KEPT = 32;
+/** How long a finished navigation's own events may trail its answer (Firefox). */
+const NAVIGATION_EVENT_WAIT_MS = 1000;
 const BUTTONS: Record<MouseButton, number> = { left: 0, middle: 1, right: 2 };
 
 /** One top-level browsing context (a tab) of a WebDriver BiDi session. */
 export class WebDriverTab implements BrowserTab {
   /** The URL of the document the tab shows: a navigation moves it once it commits, as on CDP. */
   private currentUrl = 'about:blank';
+  /** Navigation ids in the order they started, and the order of the one currentUrl came from. */
+  private readonly started = new Map<string, number>();
+  private startedCount = 0;
+  private urlFrom = 0;
   private lastTitle = '';
   private closed = false;
   private size: { width: number; height: number };
@@ -152,13 +160,26 @@ export class WebDriverTab implements BrowserTab {
 
   // --- events, routed here by the session -------------------------------------------------
 
-  onNavigated(url: string, committed: boolean): void {
+  onNavigated(url: string, committed: boolean, navigation?: string | null): void {
     if (committed) this.record.navigations++;
+    if (navigation && !this.started.has(navigation)) {
+      this.started.set(navigation, ++this.startedCount);
+      // Only the latest few can still send events that matter.
+      if (this.started.size > NAVIGATIONS_KEPT)
+        this.started.delete(this.started.keys().next().value!);
+    }
     // Heard before its request: until it commits, the page being left is not a quiet one.
     this.record.navigationSent(url);
   }
 
-  onUrl(url: string): void {
+  onUrl(url: string, navigation?: string | null): void {
+    const order = navigation ? (this.started.get(navigation) ?? 0) : 0;
+    // Firefox sends an error page's late load after the next navigation started, even under that
+    // navigation's id: an older navigation never wins, and the error page shown is not news.
+    if (order && order < this.urlFrom) return;
+    if (order > this.urlFrom && url === this.currentUrl && firefoxFailedUrl(url) !== undefined)
+      return;
+    if (order) this.urlFrom = order;
     this.currentUrl = url;
     this.record.navigationEnded(url);
   }
@@ -309,8 +330,8 @@ export class WebDriverTab implements BrowserTab {
    * opener committed its first page into the window of its initial about:blank: Chromium's BiDi
    * then answers no script, sandbox or screenshot sent to the tab, so it is reloaded once.
    */
-  onCommitted(url: string): void {
-    this.onUrl(url);
+  onCommitted(url: string, navigation?: string | null): void {
+    this.onUrl(url, navigation);
     if (!this.openerPopupLoading) return;
     this.openerPopupLoading = false;
     if (this.realm === undefined) return;
@@ -397,13 +418,27 @@ export class WebDriverTab implements BrowserTab {
           `Firefox cannot open ${url} here: its WebDriver BiDi shows no file: load, so the links and frames of a file page could not be held to FILE_URL_DIRS. Open file pages on Chromium (browser "chromium"), or serve the files over http.`,
         ),
       );
-    return this.navigation(`Loading ${url}`, timeoutMs, () =>
-      this.call('browsingContext.navigate', {
+    return this.navigation(`Loading ${url}`, timeoutMs, async () => {
+      const sent = await this.call<{ navigation?: string | null }>('browsingContext.navigate', {
         context: this.context,
         url,
         wait: 'interactive',
-      }),
-    );
+      });
+      // Firefox can answer before its events for the new document: the error page of the load
+      // before would still stand for this one.
+      if (sent.navigation && firefoxFailedUrl(this.currentUrl) !== undefined)
+        await this.untilShown(sent.navigation);
+    });
+  }
+
+  /** Waits (briefly: the document is there) for the events of `navigation` to reach this tab. */
+  private async untilShown(navigation: string): Promise<void> {
+    const until = Date.now() + NAVIGATION_EVENT_WAIT_MS;
+    const shown = () => {
+      const order = this.started.get(navigation);
+      return order !== undefined && order <= this.urlFrom;
+    };
+    while (!shown() && Date.now() < until) await sleep(20);
   }
 
   reload(timeoutMs: number): Promise<NavigationOutcome> {
