@@ -1,3 +1,4 @@
+import { watchEventLoop } from './core/machine-load.js';
 import { serve, type ServerType } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
@@ -39,6 +40,8 @@ export async function createSwiftBrowse(
   logger: Logger = pino({ level: config.logLevel }),
 ): Promise<SwiftBrowse> {
   checkDataDir(config);
+  // A page that does not answer on a saturated machine is said to be maybe starved, not stuck.
+  watchEventLoop();
   // Libraries a configuration does not use are not loaded (Redis, the Grid's selenium-webdriver),
   // and playwright-core waits for the first browser: start-up is what /health waits for.
   const store = config.redisUrl

@@ -52,7 +52,7 @@ export interface PageQuestions {
  * Whether the page answers, and if not, why. A page counts as held only when `ping` comes back
  * and the page still has not answered `probe` within LINK_FACTOR times that round trip (never less
  * than PROBE_WAIT_MS): a slow link is not a stuck page. A held page that answers `inScript` within
- * PROBE_WAIT_MS is running script; one that does not is rendering.
+ * the same window (bounded by `due`) is running script; one that does not is rendering.
  */
 export async function pageState(questions: PageQuestions): Promise<PageState> {
   const { probe, ping, busy, inScript, due = Infinity } = questions;
@@ -78,7 +78,9 @@ export async function pageState(questions: PageQuestions): Promise<PageState> {
   const probeEnds = Math.min(started + waitMs, latest);
   if (await within(answered, probeEnds - Date.now(), false)) return 'answering';
   if (!inScript) return 'script';
-  // Asked only now: on a page at rest it would cost a round trip on every late op.
+  // Asked only now: on a page at rest it would cost a round trip on every late op. A starved
+  // machine slows this answer as it slows the link's: it gets the probe's window, up to `due`.
+  const renderMs = Math.min(waitMs, Math.max(PROBE_WAIT_MS, due - Date.now() - FREED_MS));
   const how = await within(
     Promise.race([
       answered.then(() => 'answering' as const),
@@ -87,7 +89,7 @@ export async function pageState(questions: PageQuestions): Promise<PageState> {
         () => 'answering' as const, // a page that fails the call is gone, not stuck
       ),
     ]),
-    PROBE_WAIT_MS,
+    renderMs,
     'rendering' as const,
   );
   if (how !== 'script') return how;

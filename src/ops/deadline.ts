@@ -96,6 +96,11 @@ export interface DeadlineContext {
  */
 export interface OpProgress {
   delivered: boolean;
+  /**
+   * The session no longer waits for this op's work (it was answered and its hold ran out): what is
+   * left of it must not reach the browser, nor open one the session would not know of.
+   */
+  released: boolean;
   result?: ResultBuilder;
   expect?: Condition[];
 }
@@ -126,7 +131,7 @@ export function bounded(
   const closedUnder = new Promise<typeof CUT>((resolve) => (cut = () => resolve(CUT)));
   const guard: Guard = { composite: false, cut: () => cut() };
   guards.push(guard);
-  const progress: OpProgress = { delivered: false };
+  const progress: OpProgress = { delivered: false, released: false };
   const work = run(progress).finally(() => guards.splice(guards.indexOf(guard), 1));
   // What the op waits on: its work, unless its browser was closed under it first.
   const watched = Promise.race([work, closedUnder]);
@@ -171,12 +176,16 @@ export function bounded(
     );
     if (result === CUT) return lateAnswer(rt, request, clock);
     if (result !== LATE) return reported(rt, session, result);
-    // Stopped and still stuck: the browser is let go of, so the op's calls fail now.
-    if (interruption) rt.sessions.abandonBrowser(session);
+    // Stopped and still stuck: the browser is let go of, so the op's calls fail now; a tab still
+    // being replaced fails them when its replacement comes.
+    if (interruption && !session.replacingTab) rt.sessions.abandonBrowser(session);
     interrupted = !!interruption;
     return lateAnswer(rt, request, clock, interruption, rendering);
   })();
-  const done = answer.then(() => within(work, interrupted ? HOLD_MS : LATE_HOLD_MS, undefined));
+  const done = answer
+    .then(() => within(work, interrupted ? HOLD_MS : LATE_HOLD_MS, undefined))
+    .catch(() => undefined)
+    .finally(() => (progress.released = true));
   return { answer, done };
 }
 

@@ -14,6 +14,7 @@ import {
   type UrlPolicy,
 } from '../core/url-policy.js';
 import { within } from '../core/within.js';
+import { machineLoad, saturation } from '../core/machine-load.js';
 import type {
   BrowserLoss,
   BrowserSession,
@@ -51,6 +52,13 @@ const CLOSE_WAIT_MS = 5000;
 
 /** What an interrupt keeps of its wait for sending the stop itself, once the page is asked. */
 const STOP_MS = 300;
+
+/**
+ * How long a stuck tab's replacement may go on after its op answered (a busy Grid opening the new
+ * tab) before the browser is ended instead.
+ */
+const REPLACE_LIMIT_MS = 15_000;
+const PENDING = Symbol('pending');
 
 /**
  * How long an op that met a gone browser waits for its backend to say why (a Grid asked whether
@@ -254,6 +262,7 @@ export class SessionManager {
     options: EnsureOptions,
     notes: string[] = [],
   ): Promise<{ browser: BrowserSession; opened: boolean }> {
+    if (session.replacingTab) await this.whileOpening(session, () => session.replacingTab!);
     if (session.browser && !session.browser.isClosed())
       return { browser: session.browser, opened: false };
     if (session.browser) {
@@ -423,7 +432,11 @@ export class SessionManager {
     if (!browser || browser.isClosed() || !tab || tab.isClosed() || tab.crashed()) return undefined;
     const until = Date.now() + waitMs;
     const url = tab.url();
-    const ran = `${op} did not finish within its timeout of ${timeoutMs} ms: a script in the page ${url} kept running (an endless loop, a handler that never returns, or a regex that does not end)`;
+    const starved = saturation(machineLoad());
+    // On a saturated machine a page that does not answer may only be starved of CPU: said so.
+    const ran = starved
+      ? `${op} did not finish within its timeout of ${timeoutMs} ms: the page ${url} did not answer in time, and ${starved}, so it may have been starved of CPU rather than held by an endless script; it was taken for stuck`
+      : `${op} did not finish within its timeout of ${timeoutMs} ms: a script in the page ${url} kept running (an endless loop, a handler that never returns, or a regex that does not end)`;
     // The page's questions end early enough for a stop to be sent within the wait.
     const outcome = await within(tab.interrupt(until - STOP_MS), waitMs, 'stuck' as const);
     if (outcome === 'answering') return undefined;
@@ -442,11 +455,8 @@ export class SessionManager {
     // WebDriver has no way to stop a script: the tab goes, and its in-page state with it.
     const back =
       session.lastUrl && !refusedBy(this.policy, session.lastUrl) ? session.lastUrl : undefined;
-    const fresh = await within(
-      browser.replaceTab(tab).catch(() => undefined),
-      Math.max(until - Date.now(), 500),
-      undefined,
-    );
+    const replacing = browser.replaceTab(tab).catch(() => undefined);
+    const fresh = await within(replacing, Math.max(until - Date.now(), 500), PENDING);
     if (!fresh) {
       this.abandonBrowser(session);
       return this.interrupted
@@ -459,6 +469,24 @@ export class SessionManager {
         })
         .get(session);
     }
+    // A busy Grid can take longer than the op's margin to open a tab: the op answers now, and the
+    // next op waits for the new tab rather than losing the browser and its cookies.
+    if (fresh === PENDING) session.replacingTab = this.finishReplacing(session, replacing, back);
+    else this.useReplacement(session, fresh, back);
+    const where = back ? `reloaded at ${back}` : 'left blank';
+    return this.interrupted
+      .set(session, {
+        error: new OpError(
+          'timeout',
+          `${ran}, and WebDriver cannot stop a page's script, so tab ${tab.id} was closed and ${back ? `reopened at ${back}` : 'reopened blank'}. Cookies and logins are kept; the page's own state (form input, scroll, script state) was lost, and what ${op} did may not have happened. Read the page (snapshot) before going on.`,
+        ),
+        note: `tab_interrupted: the page's script ran past ${op}'s timeout; the tab was ${where}, its in-page state (form input, scroll) was lost`,
+      })
+      .get(session);
+  }
+
+  /** Makes a stuck tab's replacement the active tab, loading the last page an op finished on. */
+  private useReplacement(session: Session, fresh: BrowserTab, back: string | undefined): void {
     session.activeTabId = fresh.id;
     session.frontTabId = undefined;
     session.pointer = undefined;
@@ -466,16 +494,21 @@ export class SessionManager {
     // The load is not waited for: the next op waits for the page as it does after any goto.
     if (back && back !== 'about:blank')
       void fresh.goto(back, session.settings.navigationTimeoutMs).catch(() => undefined);
-    const where = back ? `reloaded at ${back}` : 'left blank';
-    return this.interrupted
-      .set(session, {
-        error: new OpError(
-          'timeout',
-          `${ran}, and WebDriver cannot stop a page's script, so tab ${fresh.id} was closed and ${back ? `reopened at ${back}` : 'reopened blank'}. Cookies and logins are kept; the page's own state (form input, scroll, script state) was lost, and what ${op} did may not have happened. Read the page (snapshot) before going on.`,
-        ),
-        note: `tab_interrupted: the page's script ran past ${op}'s timeout; the tab was ${where}, its in-page state (form input, scroll) was lost`,
-      })
-      .get(session);
+  }
+
+  /** Ends a replacement that outlasted its op: used when it comes, the browser ended when not. */
+  private async finishReplacing(
+    session: Session,
+    replacing: Promise<BrowserTab | undefined>,
+    back: string | undefined,
+  ): Promise<void> {
+    const browser = session.browser;
+    const fresh = await within(replacing, REPLACE_LIMIT_MS, undefined);
+    session.replacingTab = undefined;
+    // A close or a new browser since leaves nothing to finish.
+    if (!browser || session.browser !== browser) return;
+    if (fresh) this.useReplacement(session, fresh, back);
+    else this.abandonBrowser(session);
   }
 
   /**

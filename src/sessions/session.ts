@@ -40,6 +40,11 @@ export class Session {
    * and on which tab (each tab has its own). Undefined until a move, and again with a new browser.
    */
   pointer?: { x: number; y: number; tab: string };
+  /**
+   * A stuck tab's replacement still under way after the op that started it answered (a slow
+   * Grid); the next op waits for it as opening time.
+   */
+  replacingTab?: Promise<void>;
   /** What this caller has been shown; cleared with the browser. */
   reading = new ReadingMemory();
   /** Values typed from secrets in this session, scrubbed from all it emits; memory only. */

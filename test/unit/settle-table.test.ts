@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { saturation } from '../../src/core/machine-load.js';
 import { AwaitingServerError } from '../../src/drivers/driver.js';
 import { pageState } from '../../src/drivers/stuck-probe.js';
 import { TabRecord } from '../../src/drivers/tab-record.js';
@@ -666,6 +667,14 @@ describe('the deadline: is the page stuck in script', () => {
     assert.equal(await pageState({ probe: held, ping, inScript: held }), 'rendering');
   });
 
+  test("on a starved machine the script question gets the link's time too: still in script", async () => {
+    // The browser answers its own command in 200 ms, the page's renderer between two steps of its
+    // script in 600 ms: both slowed alike, so the page is in script, not laying out.
+    const slowPing = () => after(200);
+    const state = await pageState({ probe: held, ping: slowPing, inScript: () => after(600) });
+    assert.equal(state, 'script');
+  });
+
   test('a page whose script ends as it is asked is left alone, not armed to stop', async () => {
     const ends = after(400);
     const state = await pageState({ probe: () => ends, ping, inScript: () => after(50) });
@@ -695,5 +704,22 @@ describe('the deadline: is the page stuck in script', () => {
     // Without a due time the window would be 4 x 1000 ms: taken for stuck, the tab replaced.
     assert.equal(state, 'rendering');
     assert.ok(took < 1600, `answered after ${took} ms`);
+  });
+});
+
+describe('a page that does not answer on a saturated machine', () => {
+  test('the answer says the page may be starved, naming the load and the event-loop delay', () => {
+    assert.equal(
+      saturation({ load: 14.2, cores: 2, loopDelayMs: 900 }),
+      "the machine is saturated (load 14.2 on 2 cores, the server's event loop delayed up to 900 ms)",
+    );
+  });
+
+  test('a late event loop alone is saturation: the server itself was starved', () => {
+    assert.match(saturation({ load: 1, cores: 2, loopDelayMs: 450 }) ?? '', /delayed up to 450 ms/);
+  });
+
+  test('a loaded machine below two runnable per core, with a timely loop, is not', () => {
+    assert.equal(saturation({ load: 3.9, cores: 2, loopDelayMs: 40 }), undefined);
   });
 });

@@ -107,6 +107,13 @@ export function openRun(
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** What a step of an op answered long ago meets: the session has gone on without it. */
+const released = (op: string) =>
+  new OpError(
+    'timeout',
+    `${op} was answered at its deadline and the session went on to the next op; this late part of it does not reach the browser.`,
+  );
 /** When the op must be done; a browser opened for it moves it on, as in ops/deadline.ts. */
 const deadlineOf = (run: OpRun) =>
   run.started +
@@ -173,6 +180,7 @@ function contextOf(run: OpRun, op: OpDefinition): OpContext {
     events: run.events,
     elements: run.elements,
     tab: async () => {
+      if (request.progress?.released) throw released(op.name);
       const interrupted = rt.sessions.pendingInterruption(session);
       if (interrupted) throw interrupted.error;
       const restore = op.restoresLastUrl;
@@ -248,6 +256,7 @@ export async function act(run: OpRun): Promise<void> {
       if (
         run.delivered ||
         !err.retriable ||
+        request.progress?.released ||
         Date.now() + delay >= deadlineOf(run) ||
         request.signal?.aborted
       )
