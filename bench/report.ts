@@ -229,6 +229,7 @@ export function render(r: Results): string {
     out.push(
       `Contention: ${c.sessions} sessions × (goto + ${c.rounds} × (fill + click)) beside ${c.busyWorkers} busy workers, raw then SwiftBrowse, ${c.pairs.length} pair(s)`,
     );
+    const withBaseline = c.pairs.some((p) => p.baseline);
     out.push(
       table(
         [
@@ -240,6 +241,8 @@ export function render(r: Results): string {
           'sb failed',
           'sb click p50 / raw',
           'delivered answered failed',
+          'renderers left',
+          ...(withBaseline ? ['baseline/raw', 'baseline failed', 'baseline delivered failed'] : []),
         ],
         c.pairs.map((p, i) => [
           i + 1,
@@ -250,9 +253,14 @@ export function render(r: Results): string {
           p.swiftbrowse.failed,
           ratio(p.swiftbrowse.clickP50Ms, p.raw.clickP50Ms),
           p.swiftbrowse.deliveredButFailed,
-          p.baseline ? ratio(p.baseline.wallMs, p.raw.wallMs) : '–',
-          p.baseline?.failed ?? '–',
-          p.baseline?.deliveredButFailed ?? '–',
+          p.swiftbrowse.renderersLeft ?? '–',
+          ...(withBaseline
+            ? [
+                p.baseline ? ratio(p.baseline.wallMs, p.raw.wallMs) : '–',
+                p.baseline?.failed ?? '–',
+                p.baseline?.deliveredButFailed ?? '–',
+              ]
+            : []),
         ]),
       ),
     );

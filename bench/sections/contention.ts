@@ -9,6 +9,7 @@ import { CHROMIUM_ARGS, findBrowser } from '../../src/drivers/find-browser.js';
 import type { FixtureServer } from '../../test/helpers/fixture-server.js';
 import { SWIFTBROWSE_MAIN, cleanEnv } from '../agents/swiftbrowse.js';
 import { startBusyLoad } from '../busy-load.js';
+import { chromiumUnder } from '../reliability/common.js';
 import { median, round } from '../stats.js';
 import { freePort, untilHealthy } from './scale.js';
 
@@ -33,6 +34,8 @@ export interface ContentionArm {
   deliveredButFailed: number;
   /** The distinct failures, shortened. */
   errors: string[];
+  /** Page renderers the server's browsers still hold once every session was closed (leaked). */
+  renderersLeft?: number;
 }
 
 export interface ContentionFigures {
@@ -145,6 +148,17 @@ async function rawSession(browser: Browser, page: string, rounds: number) {
   return run;
 }
 
+/** Renderers under a server, given up to 5 s to go after its sessions closed. */
+async function renderersLeft(pid: number): Promise<number> {
+  const count = () =>
+    chromiumUnder(pid).filter(
+      (p) => /--type=renderer/.test(p.cmdline) && !/--extension-process/.test(p.cmdline),
+    ).length;
+  for (let waited = 0; waited < 5000 && count() > 0; waited += 250)
+    await new Promise((r) => setTimeout(r, 250));
+  return count();
+}
+
 /** `swiftbrowse serve` of a build on a free port, healthy. */
 async function startServer(main: string, dataDir: string) {
   const port = await freePort();
@@ -160,6 +174,7 @@ async function startServer(main: string, dataDir: string) {
   await untilHealthy(url, child);
   return {
     url,
+    pid: child.pid!,
     // A server still shutting down its browsers after 10 s is killed: the figures are taken.
     stop: async () => {
       if (child.exitCode !== null) return;
@@ -210,8 +225,9 @@ export async function measureContention(options: {
           ),
         );
         const arm = armOf(runs, performance.now() - t, rounds);
+        arm.renderersLeft = await renderersLeft(sb.pid);
         log(
-          `  swiftbrowse${i ? ' (baseline)' : ''} ${sessions} sessions: ${arm.wallMs} ms, ${arm.failed} failed, ${arm.deliveredButFailed} delivered clicks answered as failed`,
+          `  swiftbrowse${i ? ' (baseline)' : ''} ${sessions} sessions: ${arm.wallMs} ms, ${arm.failed} failed, ${arm.deliveredButFailed} delivered clicks answered as failed, ${arm.renderersLeft} renderers left after closing`,
         );
         if (i) baseline = arm;
         else swiftbrowse = arm;
