@@ -1,7 +1,7 @@
-import { watchEventLoop } from './core/machine-load.js';
 import { serve, type ServerType } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
+import { watchEventLoop } from './core/machine-load.js';
 import { join } from 'node:path';
 import type { Config } from './config.js';
 import type { Driver } from './drivers/driver.js';

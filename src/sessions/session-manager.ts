@@ -474,13 +474,14 @@ export class SessionManager {
     if (fresh === PENDING) session.replacingTab = this.finishReplacing(session, replacing, back);
     else this.useReplacement(session, fresh, back);
     const where = back ? `reloaded at ${back}` : 'left blank';
+    const was = fresh === PENDING ? 'is being' : 'was';
     return this.interrupted
       .set(session, {
         error: new OpError(
           'timeout',
-          `${ran}, and WebDriver cannot stop a page's script, so tab ${tab.id} was closed and ${back ? `reopened at ${back}` : 'reopened blank'}. Cookies and logins are kept; the page's own state (form input, scroll, script state) was lost, and what ${op} did may not have happened. Read the page (snapshot) before going on.`,
+          `${ran}, and WebDriver cannot stop a page's script, so tab ${tab.id} ${was} closed and ${back ? `reopened at ${back}` : 'reopened blank'}. Cookies and logins are kept; the page's own state (form input, scroll, script state) was lost, and what ${op} did may not have happened. Read the page (snapshot) before going on.`,
         ),
-        note: `tab_interrupted: the page's script ran past ${op}'s timeout; the tab was ${where}, its in-page state (form input, scroll) was lost`,
+        note: `tab_interrupted: the page's script ran past ${op}'s timeout; the tab ${was} ${where}, its in-page state (form input, scroll) was lost`,
       })
       .get(session);
   }
