@@ -302,6 +302,13 @@ export class ServerChild {
   }
 }
 
+/** Page renderers (not extension processes) in the Chromium tree under `root`. */
+export function renderersUnder(root: number): number[] {
+  return chromiumUnder(root)
+    .filter((p) => /--type=renderer/.test(p.cmdline) && !/--extension-process/.test(p.cmdline))
+    .map((p) => p.pid);
+}
+
 /** Chromium processes in the tree under `root`, read from /proc. */
 export function chromiumUnder(root: number): { pid: number; ppid: number; cmdline: string }[] {
   const out: { pid: number; ppid: number; cmdline: string }[] = [];

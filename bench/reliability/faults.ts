@@ -9,6 +9,7 @@ import { startRedis } from '../../test/helpers/redis.js';
 import {
   brief,
   op,
+  renderersUnder,
   resultOf,
   send,
   ServerChild,
@@ -47,10 +48,7 @@ function browserMains(server: ServerChild): number[] {
 }
 
 function renderers(server: ServerChild): number[] {
-  return server
-    .chromium()
-    .filter((p) => /--type=renderer/.test(p.cmdline) && !/--extension-process/.test(p.cmdline))
-    .map((p) => p.pid);
+  return renderersUnder(server.pid);
 }
 
 function kill(pids: number[]): void {

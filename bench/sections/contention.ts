@@ -9,7 +9,7 @@ import { CHROMIUM_ARGS, findBrowser } from '../../src/drivers/find-browser.js';
 import type { FixtureServer } from '../../test/helpers/fixture-server.js';
 import { SWIFTBROWSE_MAIN, cleanEnv } from '../agents/swiftbrowse.js';
 import { startBusyLoad } from '../busy-load.js';
-import { chromiumUnder } from '../reliability/common.js';
+import { renderersUnder } from '../reliability/common.js';
 import { median, round } from '../stats.js';
 import { freePort, untilHealthy } from './scale.js';
 
@@ -150,10 +150,7 @@ async function rawSession(browser: Browser, page: string, rounds: number) {
 
 /** Renderers under a server, given up to 5 s to go after its sessions closed. */
 async function renderersLeft(pid: number): Promise<number> {
-  const count = () =>
-    chromiumUnder(pid).filter(
-      (p) => /--type=renderer/.test(p.cmdline) && !/--extension-process/.test(p.cmdline),
-    ).length;
+  const count = () => renderersUnder(pid).length;
   for (let waited = 0; waited < 5000 && count() > 0; waited += 250)
     await new Promise((r) => setTimeout(r, 250));
   return count();
