@@ -143,9 +143,16 @@ function runOnce(job, env) {
       const skipped = [...output.matchAll(/^\s*﹣ (.+?) \(\d[\d.]*ms\) # (.+)$/gm)].map(
         (m) => `${m[1]} — ${m[2]}`,
       );
+      // The slowest tests of the file, for the per-file timings: where a file's time goes.
+      const slowest = [...output.matchAll(/^\s*[✔✖] (.+?) \((\d[\d.]*)ms\)$/gm)]
+        .filter((m) => !suites.has(m[1]))
+        .map((m) => [m[1], Math.round(Number(m[2]) / 100) / 10])
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 5);
       resolve({
         code: code ?? 1,
         counts,
+        slowest,
         failed: [...new Set(failed)],
         skipped,
         output,
@@ -210,7 +217,11 @@ function writeResults(arms) {
     .sort((a, b) => b.first.seconds - a.first.seconds)
     .map((r) => [
       `${r.job.arm} ${r.job.name}`,
-      { seconds: Math.round(r.first.seconds), attempts: r.last === r.first ? 1 : 2 },
+      {
+        seconds: Math.round(r.first.seconds),
+        attempts: r.last === r.first ? 1 : 2,
+        slowest_tests: Object.fromEntries(r.first.slowest),
+      },
     ]);
   const timings = {
     wall_seconds: Math.round((Date.now() - started) / 1000),
