@@ -39,6 +39,10 @@ for (const store of ['memory', 'redis'] as const) {
       assert.equal(await value(`b-${store}`, "localStorage.getItem('k')"), null);
       const tabs = (await h.op('tab_list', {}, `b-${store}`)).body.data?.tabs as unknown[];
       assert.equal(tabs.length, 1);
+      // Each session's page is the one shown: none waits hidden behind another's (a Firefox shared
+      // by sessions gives each a window of its own).
+      assert.equal(await value(`a-${store}`, 'document.visibilityState'), 'visible');
+      assert.equal(await value(`b-${store}`, 'document.visibilityState'), 'visible');
 
       const third = await h.op('goto', { url: page }, `c-${store}`);
       assert.equal(third.status, 429);
@@ -48,6 +52,8 @@ for (const store of ['memory', 'redis'] as const) {
       assert.equal((await h.op('status', {}, `a-${store}`)).body.data?.browser, 'open');
       assert.equal((await h.op('status', {}, `b-${store}`)).body.data?.browser, 'open');
       await h.op('close', {}, `a-${store}`);
+      // Closing one session's browser leaves the other's as it was.
+      assert.equal(await value(`b-${store}`, 'document.cookie'), '');
       await h.op('close', {}, `b-${store}`);
     });
 

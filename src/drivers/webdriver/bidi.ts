@@ -7,6 +7,7 @@ interface SeleniumBidi {
   waitForConnection(): Promise<void>;
   send(params: { method: string; params: unknown }): Promise<BidiResponse>;
   on(event: string, listener: (params: unknown) => void): void;
+  off(event: string, listener: (params: unknown) => void): void;
   close(): Promise<void>;
   readonly isConnected: boolean;
 }
@@ -85,7 +86,7 @@ export class Bidi {
     this.closed = true;
     const gone = new BidiError('invalid session id', 'the browser is gone (its session ended)');
     for (const reject of this.pending) reject(gone);
-    for (const l of this.closeListeners) l();
+    for (const l of [...this.closeListeners]) l();
   }
 
   /**
@@ -97,8 +98,13 @@ export class Bidi {
     this.alive = alive;
   }
 
-  onClose(listener: () => void): void {
+  /** Returns what stops the listening: a session sharing the connection goes before it does. */
+  onClose(listener: () => void): () => void {
     this.closeListeners.push(listener);
+    return () => {
+      const at = this.closeListeners.indexOf(listener);
+      if (at >= 0) this.closeListeners.splice(at, 1);
+    };
   }
 
   isClosed(): boolean {
@@ -136,8 +142,11 @@ export class Bidi {
     return response.result as T;
   }
 
-  on<T>(event: string, listener: (params: T) => void): void {
-    this.connection.on(event, listener as (params: unknown) => void);
+  /** Returns what stops the listening (see onClose). */
+  on<T>(event: string, listener: (params: T) => void): () => void {
+    const heard = listener as (params: unknown) => void;
+    this.connection.on(event, heard);
+    return () => this.connection.off(event, heard);
   }
 
   async close(): Promise<void> {

@@ -73,30 +73,77 @@ function prefLine(name: string, value: unknown): string {
   return `user_pref(${JSON.stringify(name)}, ${JSON.stringify(value)});`;
 }
 
-/** A local Firefox process and what BiDi cannot say about it. */
-class FirefoxControl implements SessionControl {
-  private bidi?: Bidi;
+/** Finished downloads in `dir`: Firefox writes each straight there (a `.part` file until it is whole). */
+function finishedDownloads(dir: string, have: ReadonlySet<string>): CollectedDownloads {
+  let names: string[] = [];
+  try {
+    names = readdirSync(dir).filter(
+      (n) => !have.has(n) && !n.endsWith('.part') && statSync(join(dir, n)).isFile(),
+    );
+  } catch {
+    // No folder yet: nothing was downloaded.
+  }
+  // A whole file keeps no `.part` beside it.
+  const got = names.filter((n) => !names.includes(`${n}.part`));
+  return { got, unwritten: [] };
+}
+
+/** A running Firefox, its BiDi session, and the profile it was started on. */
+class FirefoxProcess {
   private exited = false;
 
   constructor(
     private readonly child: ChildProcess,
+    readonly bidi: Bidi,
+    readonly version: string,
     /** A profile made for this browser alone, removed when it ends; a named profile is kept. */
     private readonly tempProfile: string | undefined,
   ) {
     child.once('exit', () => (this.exited = true));
+    bidi.setLiveness(() => this.alive());
   }
 
-  attach(bidi: Bidi): void {
-    this.bidi = bidi;
+  /** Starts Firefox on `profile` and opens its one BiDi session; ends it again if that fails. */
+  static async start(
+    path: string,
+    profile: string,
+    tempProfile: string | undefined,
+    headless: boolean,
+    insecure: boolean,
+  ): Promise<FirefoxProcess> {
+    const { child, ws } = await startFirefox(path, profile, headless).catch((e) => {
+      if (tempProfile) rmSync(tempProfile, { recursive: true, force: true });
+      throw e;
+    });
+    let bidi: Bidi | undefined;
+    try {
+      const connected = await Bidi.connect(`${ws}/session`, {
+        acceptInsecureCerts: insecure,
+        // Dialogs are answered by the session's dialog gate, never by the browser on its own.
+        unhandledPromptBehavior: { default: 'ignore' },
+      });
+      bidi = connected.bidi;
+      const version = connected.session?.capabilities.browserVersion ?? 'unknown';
+      return new FirefoxProcess(child, bidi, version, tempProfile);
+    } catch (e) {
+      child.kill('SIGKILL');
+      if (tempProfile) rmSync(tempProfile, { recursive: true, force: true });
+      throw fromWebDriver(e, 'Starting Firefox');
+    }
   }
 
   alive(): Promise<boolean> {
-    return Promise.resolve(!this.exited);
+    return Promise.resolve(!this.exited && !this.bidi.isClosed());
+  }
+
+  onExit(listener: () => void): void {
+    if (this.exited) listener();
+    else this.child.once('exit', listener);
   }
 
   /** A crashed content process leaves its context unable to run script; a living one answers `1`. */
   async pageCrashed(context: string): Promise<CrashVerdict> {
-    if (this.exited || !this.bidi) return 'crashed';
+    if (this.exited) return 'crashed';
     const asked = this.bidi
       .call('script.evaluate', { expression: '1', target: { context }, awaitPromise: false })
       .then(
@@ -106,30 +153,52 @@ class FirefoxControl implements SessionControl {
     return within(asked, CRASH_CONFIRM_MS, 'unanswered' as const);
   }
 
-  /** Firefox writes each download straight into the folder (a `.part` file until it is whole). */
-  collectDownloads(dir: string, have: ReadonlySet<string>): Promise<CollectedDownloads> {
-    let names: string[] = [];
-    try {
-      names = readdirSync(dir).filter(
-        (n) => !have.has(n) && !n.endsWith('.part') && statSync(join(dir, n)).isFile(),
-      );
-    } catch {
-      // No folder yet: nothing was downloaded.
-    }
-    // A whole file keeps no `.part` beside it.
-    const got = names.filter((n) => !names.includes(`${n}.part`));
-    return Promise.resolve({ got, unwritten: [] });
-  }
-
   async end(): Promise<void> {
-    if (this.bidi)
-      await within(this.bidi.call('browser.close', {}), CLOSE_MS, undefined).catch(() => undefined);
+    await within(this.bidi.call('browser.close', {}), CLOSE_MS, undefined).catch(() => undefined);
     if (!this.exited) {
       const exited = new Promise<void>((r) => this.child.once('exit', () => r()));
       const wait = this.tempProfile ? EXIT_MS : PROFILE_EXIT_MS;
       if ((await within(exited, wait, 'late' as const)) === 'late') this.child.kill('SIGKILL');
     }
+    await this.bidi.close();
     if (this.tempProfile) rmSync(this.tempProfile, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A session's local Firefox: the whole process for a named profile, or a user context of a
+ * Firefox that is handed on to the next session with the same launch settings once this one ends.
+ */
+class FirefoxControl implements SessionControl {
+  constructor(
+    private readonly firefox: FirefoxProcess,
+    private readonly userContext: string | undefined,
+    /** Hands the Firefox on (`clean`: its user context is gone) or ends it. */
+    private readonly release: (clean: boolean) => Promise<void>,
+  ) {}
+
+  alive(): Promise<boolean> {
+    return this.firefox.alive();
+  }
+
+  pageCrashed(context: string): Promise<CrashVerdict> {
+    return this.firefox.pageCrashed(context);
+  }
+
+  collectDownloads(dir: string, have: ReadonlySet<string>): Promise<CollectedDownloads> {
+    return Promise.resolve(finishedDownloads(dir, have));
+  }
+
+  /**
+   * Removing a user context closes its tabs and forgets its cookies and storage; a Firefox that
+   * does not say it did in time (a page stuck in script) is ended, never handed on.
+   */
+  async end(): Promise<void> {
+    if (!this.userContext) return this.firefox.end();
+    const removed = this.firefox.bidi
+      .call('browser.removeUserContext', { userContext: this.userContext })
+      .then(() => true);
+    await this.release(await within(removed, CLOSE_MS, false).catch(() => false));
   }
 }
 
@@ -191,12 +260,18 @@ function startFirefox(
 /**
  * Firefox on this machine, driven over WebDriver BiDi directly (no geckodriver): Firefox serves
  * BiDi itself, so the session is the Grid backend's `WebDriverSession` over a local socket, with
- * this process in place of classic WebDriver. One browser process per session, so each keeps its
- * own profile, downloads folder and preferences.
+ * this process in place of classic WebDriver. Each open session has a Firefox of its own, as it
+ * had a process of its own before, but in a user context (its own cookies, storage and downloads
+ * folder) that is removed when the session ends: the Firefox then waits for the next session with
+ * the same launch settings, which opens in a fraction of a second instead of starting a browser.
+ * A named profile is one Firefox's alone, ended with its session.
  */
 export class LocalFirefoxDriver implements Driver {
   readonly backend = 'webdriver' as const;
   private readonly sessions = new Set<WebDriverSession>();
+  /** An idle Firefox per launch settings (headless, insecure, the option preferences). */
+  private readonly spares = new Map<string, FirefoxProcess>();
+  private ending = false;
   private version?: string;
 
   constructor(
@@ -225,54 +300,100 @@ export class LocalFirefoxDriver implements Driver {
       );
   }
 
-  async open(options: OpenOptions): Promise<BrowserSession> {
-    this.check(options);
-    const path = this.path();
+  /** Preferences go into the profile's user.js, which Firefox reads as it starts. */
+  private startProcess(
+    options: OpenOptions,
+    prefs: Record<string, unknown>,
+  ): Promise<FirefoxProcess> {
     const tempProfile = options.profileDir
       ? undefined
       : mkdtempSync(join(tmpdir(), 'swiftbrowse-firefox-'));
     const profile = options.profileDir ?? (tempProfile as string);
     mkdirSync(profile, { recursive: true });
-    try {
-      mkdirSync(options.downloadsDir, { recursive: true });
-    } catch {
-      // A folder that cannot be made fails the downloads (said then), not the browser.
-    }
-    const prefs = {
-      ...LOCAL_PREFS,
-      ...firefoxOptionPrefs(options),
-      'browser.download.dir': options.downloadsDir,
-    };
     writeFileSync(
       join(profile, 'user.js'),
       Object.entries(prefs)
         .map(([k, v]) => prefLine(k, v))
         .join('\n') + '\n',
     );
-    const { child, ws } = await startFirefox(path, profile, options.headless).catch((e) => {
-      if (tempProfile) rmSync(tempProfile, { recursive: true, force: true });
-      throw e;
+    return FirefoxProcess.start(
+      this.path(),
+      profile,
+      tempProfile,
+      options.headless,
+      options.insecure ?? false,
+    );
+  }
+
+  /** A Firefox of the session's own: the idle one with its launch settings, or a new one. */
+  private async firefoxFor(
+    key: string,
+    options: OpenOptions,
+    prefs: Record<string, unknown>,
+  ): Promise<FirefoxProcess> {
+    const spare = this.spares.get(key);
+    this.spares.delete(key);
+    if (spare && (await spare.alive())) return spare;
+    const started = await this.startProcess(options, prefs);
+    started.onExit(() => {
+      if (this.spares.get(key) === started) this.spares.delete(key);
     });
-    const control = new FirefoxControl(child, tempProfile);
+    return started;
+  }
+
+  /** A session's Firefox is kept for the next one when clean and none is kept yet; else ended. */
+  private async release(key: string, firefox: FirefoxProcess, clean: boolean): Promise<void> {
+    if (clean && !this.ending && !this.spares.has(key) && (await firefox.alive())) {
+      this.spares.set(key, firefox);
+      return;
+    }
+    await firefox.end();
+  }
+
+  async open(options: OpenOptions): Promise<BrowserSession> {
+    this.check(options);
+    const path = this.path();
     try {
-      const { bidi, session: created } = await Bidi.connect(`${ws}/session`, {
-        acceptInsecureCerts: options.insecure ?? false,
-        // Dialogs are answered by the session's dialog gate, never by the browser on its own.
-        unhandledPromptBehavior: { default: 'ignore' },
-      });
-      control.attach(bidi);
-      const version = created?.capabilities.browserVersion ?? 'unknown';
-      this.version = version;
+      mkdirSync(options.downloadsDir, { recursive: true });
+    } catch {
+      // A folder that cannot be made fails the downloads (said then), not the browser.
+    }
+    const optionPrefs = { ...LOCAL_PREFS, ...firefoxOptionPrefs(options) };
+    const prefs = { ...optionPrefs, 'browser.download.dir': options.downloadsDir };
+    const key = JSON.stringify([options.headless, options.insecure ?? false, optionPrefs]);
+    const firefox = options.profileDir
+      ? await this.startProcess(options, prefs)
+      : await this.firefoxFor(key, options, optionPrefs);
+    this.version = firefox.version;
+    let userContext: string | undefined;
+    try {
+      if (!options.profileDir) {
+        ({ userContext } = await firefox.bidi.call<{ userContext: string }>(
+          'browser.createUserContext',
+          {},
+        ));
+        await firefox.bidi.call('browser.setDownloadBehavior', {
+          downloadBehavior: { type: 'allowed', destinationFolder: options.downloadsDir },
+          userContexts: [userContext],
+        });
+      }
+    } catch (e) {
+      await firefox.end();
+      throw fromWebDriver(e, 'Opening a Firefox user context');
+    }
+    const control = new FirefoxControl(firefox, userContext, (clean) =>
+      this.release(key, firefox, clean),
+    );
+    try {
       const session = new WebDriverSession(
         control,
-        bidi,
-        created?.sessionId ?? 'local',
-        { browser: 'firefox', version },
+        firefox.bidi,
+        userContext ?? 'local',
+        { browser: 'firefox', version: firefox.version },
         launchReport(path, !!this.configuredPath, prefs, options),
         options.viewport,
         options.downloadsDir,
-        false,
-        false,
+        { onGrid: false, userContext },
       );
       await session.start({
         setViewport: true,
@@ -280,9 +401,10 @@ export class LocalFirefoxDriver implements Driver {
         refuseNavigation: options.refuseNavigation,
         refuseRequest: options.refuseRequest,
         blockedHosts: this.blockedHosts,
+        freshTab: true,
       });
+      for (const s of this.sessions) if (s.isClosed()) this.sessions.delete(s);
       this.sessions.add(session);
-      bidi.onClose(() => this.sessions.delete(session));
       return session;
     } catch (e) {
       await control.end();
@@ -301,9 +423,13 @@ export class LocalFirefoxDriver implements Driver {
   }
 
   async shutdown(): Promise<void> {
+    this.ending = true;
     const all = [...this.sessions];
     this.sessions.clear();
     await Promise.all(all.map((s) => s.close().catch(() => undefined)));
+    const spares = [...this.spares.values()];
+    this.spares.clear();
+    await Promise.all(spares.map((f) => f.end().catch(() => undefined)));
   }
 }
 

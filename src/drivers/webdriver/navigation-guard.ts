@@ -14,6 +14,15 @@ export interface GuardOptions {
   blockedHosts: readonly string[];
   /** Whether a context is an iframe (not a tab or popup). */
   isFrame: (context: string) => boolean;
+  /**
+   * In a browser other sessions share, whether a context is this session's: each session's guard
+   * decides its own requests only. A request of no context (a worker's) gets the request policy.
+   */
+  owns?: (context: string) => boolean;
+}
+
+interface HeldRequest extends BlockedRequest {
+  intercepts?: string[];
 }
 
 /**
@@ -26,17 +35,28 @@ export interface GuardOptions {
 export class NavigationGuard {
   private intercept?: string;
   private readonly popups = new Set<string>();
+  private readonly unlisten: (() => void)[];
 
   private constructor(
     private readonly bidi: Bidi,
     private readonly options: GuardOptions,
   ) {
-    bidi.on<BlockedRequest>('network.beforeRequestSent', (e) => {
-      if (e.isBlocked) void this.decide(e);
-    });
-    bidi.on<{ context: string; url: string }>('browsingContext.navigationStarted', (e) => {
-      if (this.popups.delete(e.context)) this.checkPopup(e.context, e.url);
-    });
+    this.unlisten = [
+      bidi.on<HeldRequest>('network.beforeRequestSent', (e) => {
+        if (e.isBlocked && this.holds(e)) void this.decide(e);
+      }),
+      bidi.on<{ context: string; url: string }>('browsingContext.navigationStarted', (e) => {
+        if (this.popups.delete(e.context)) this.checkPopup(e.context, e.url);
+      }),
+    ];
+  }
+
+  /** Whether this guard is the one to answer a held request (always, in a browser of its own). */
+  private holds(e: HeldRequest): boolean {
+    const { owns } = this.options;
+    if (!owns) return true;
+    if (e.intercepts && this.intercept && !e.intercepts.includes(this.intercept)) return false;
+    return e.context ? owns(e.context) : true;
   }
 
   /**
@@ -103,6 +123,7 @@ export class NavigationGuard {
 
   /** Stops holding requests: a browser left for a later re-attach must not wait on this process. */
   async stop(): Promise<void> {
+    for (const stop of this.unlisten) stop();
     if (!this.intercept || this.bidi.isClosed()) return;
     const intercept = this.intercept;
     this.intercept = undefined;

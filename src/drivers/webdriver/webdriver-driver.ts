@@ -67,6 +67,20 @@ interface ContextCreated {
   parent: string | null;
   url: string;
   originalOpener?: string | null;
+  userContext?: string;
+}
+
+/** Where a session's browser is: on a Grid (with or without a live view), or a local Firefox's user context. */
+export interface SessionPlace {
+  liveView?: boolean;
+  /** False for a local Firefox: its session id is no Grid's. */
+  onGrid?: boolean;
+  /**
+   * The BiDi user context this session owns in a browser that outlives it (a local Firefox kept
+   * for the next session): its tabs, cookies, storage and downloads are its own, and the
+   * connection is left open when it ends.
+   */
+  userContext?: string;
 }
 interface NavigationEvent {
   context: string;
@@ -96,6 +110,13 @@ export class WebDriverSession implements BrowserSession, TabHost {
   private lettingGo = false;
   /** Why the browser went away, asked as its socket closed or its liveness said gone. */
   private loss?: Promise<BrowserLoss | undefined>;
+  /** Stops this session's listening on a connection that may outlive it. */
+  private readonly unlisten: (() => void)[] = [];
+  /** Preload scripts of this session's user context, removed as it ends: the browser outlives it. */
+  private readonly preloads: string[] = [];
+  private readonly liveView: boolean;
+  private readonly onGrid: boolean;
+  private readonly userContext?: string;
 
   constructor(
     private readonly control: SessionControl,
@@ -105,96 +126,101 @@ export class WebDriverSession implements BrowserSession, TabHost {
     private readonly sent: SentCapabilities | undefined,
     private readonly viewportSize: { width: number; height: number },
     private readonly downloadsDir: string,
-    private readonly liveView = false,
-    /** False for a local Firefox: its session id is no Grid's. */
-    private readonly onGrid = true,
+    place: SessionPlace = {},
   ) {
-    bidi.onClose(() => {
-      this.closed = true;
-      if (!this.lettingGo) this.loss ??= this.control.lossCause?.().catch(() => undefined);
-    });
+    this.liveView = place.liveView ?? false;
+    this.onGrid = place.onGrid ?? true;
+    this.userContext = place.userContext;
+    const on = <T>(event: string, listener: (params: T) => void) =>
+      this.unlisten.push(bidi.on<T>(event, listener));
+    this.unlisten.push(
+      bidi.onClose(() => {
+        this.closed = true;
+        if (!this.lettingGo) this.loss ??= this.control.lossCause?.().catch(() => undefined);
+      }),
+    );
     bidi.setLiveness(() => control.alive());
-    bidi.on<ContextCreated>('browsingContext.contextCreated', (e) => this.onCreated(e));
-    bidi.on<{ context: string }>('browsingContext.contextDestroyed', (e) => {
+    on<ContextCreated>('browsingContext.contextCreated', (e) => this.onCreated(e));
+    on<{ context: string }>('browsingContext.contextDestroyed', (e) => {
       const tab = this.open.get(e.context);
       tab?.onClosed();
       this.open.delete(e.context);
       this.parentOf.delete(e.context);
     });
-    bidi.on<NavigationEvent>('browsingContext.navigationStarted', (e) =>
+    on<NavigationEvent>('browsingContext.navigationStarted', (e) =>
       this.open.get(e.context)?.onNavigated(e.url, true, e.navigation),
     );
     // Same-document navigations commit as they start.
     for (const event of ['fragmentNavigated', 'historyUpdated'])
-      bidi.on<NavigationEvent>(`browsingContext.${event}`, (e) => {
+      on<NavigationEvent>(`browsingContext.${event}`, (e) => {
         this.open.get(e.context)?.onNavigated(e.url, true);
         this.open.get(e.context)?.onUrl(e.url);
       });
     for (const event of ['navigationAborted', 'navigationFailed'])
-      bidi.on<NavigationEvent>(`browsingContext.${event}`, (e) =>
+      on<NavigationEvent>(`browsingContext.${event}`, (e) =>
         this.open.get(e.context)?.onNavigationFailed(e.url),
       );
-    bidi.on<NavigationEvent>('browsingContext.navigationCommitted', (e) =>
+    on<NavigationEvent>('browsingContext.navigationCommitted', (e) =>
       this.open.get(e.context)?.onCommitted(e.url, e.navigation),
     );
     for (const event of ['domContentLoaded', 'load'])
-      bidi.on<NavigationEvent>(`browsingContext.${event}`, (e) =>
+      on<NavigationEvent>(`browsingContext.${event}`, (e) =>
         this.open.get(e.context)?.onUrl(e.url, e.navigation),
       );
     // A page's renderer crashing shows only as its window realm destroyed with none after it.
     // A sandbox (the capture's) is not the page's realm.
-    bidi.on<{ realm: string; context?: string; type: string; sandbox?: string }>(
+    on<{ realm: string; context?: string; type: string; sandbox?: string }>(
       'script.realmCreated',
       (e) => {
         if (e.type === 'window' && e.context && !e.sandbox)
           this.open.get(e.context)?.onRealmCreated(e.realm);
       },
     );
-    bidi.on<{ realm: string }>('script.realmDestroyed', (e) => {
+    on<{ realm: string }>('script.realmDestroyed', (e) => {
       for (const tab of this.open.values()) tab.onRealmDestroyed(e.realm);
     });
-    bidi.on<BidiRequest>('network.beforeRequestSent', (e) =>
+    on<BidiRequest>('network.beforeRequestSent', (e) =>
       this.tabOf(e.context)?.onRequest(e, this.open.has(e.context ?? '')),
     );
-    bidi.on<BidiRequest>('network.responseStarted', (e) =>
-      this.tabOf(e.context)?.onResponseStarted(e),
-    );
-    bidi.on<BidiRequest>('network.responseCompleted', (e) =>
+    on<BidiRequest>('network.responseStarted', (e) => this.tabOf(e.context)?.onResponseStarted(e));
+    on<BidiRequest>('network.responseCompleted', (e) =>
       this.tabOf(e.context)?.onResponse(e, this.open.has(e.context ?? '')),
     );
-    bidi.on<BidiRequest>('network.fetchError', (e) =>
+    on<BidiRequest>('network.fetchError', (e) =>
       this.tabOf(e.context)?.onFetchError(e, this.open.has(e.context ?? '')),
     );
-    bidi.on<Parameters<WebDriverTab['onLog']>[0] & { source: { context?: string } }>(
+    on<Parameters<WebDriverTab['onLog']>[0] & { source: { context?: string } }>(
       'log.entryAdded',
       (e) => this.tabOf(e.source.context ?? null)?.onLog(e),
     );
-    bidi.on<Parameters<WebDriverTab['onPromptOpened']>[0]>(
-      'browsingContext.userPromptOpened',
-      (e) => this.tabOf(e.context)?.onPromptOpened(e),
+    on<Parameters<WebDriverTab['onPromptOpened']>[0]>('browsingContext.userPromptOpened', (e) =>
+      this.tabOf(e.context)?.onPromptOpened(e),
     );
-    bidi.on<{ context: string }>('browsingContext.userPromptClosed', (e) =>
+    on<{ context: string }>('browsingContext.userPromptClosed', (e) =>
       this.tabOf(e.context)?.onPromptClosed(),
     );
     // Chromium names a download by `download` (its own id) and by the navigation that became it.
-    bidi.on<{
+    on<{
       download?: string;
       navigation?: string;
       suggestedFilename?: string;
       context?: string;
       url?: string;
     }>('browsingContext.downloadWillBegin', (e) => {
+      // In a shared browser another session's download is none of this one's.
+      if (this.userContext && !this.tabOf(e.context)) return;
       if (e.url) this.tabOf(e.context)?.onDownload(e.url);
       const record: DownloadRecord = { name: e.suggestedFilename ?? 'download', state: 'saving' };
       this.downloadList.push(record);
       const key = e.download ?? e.navigation;
       if (key) this.pendingDownloads.set(key, record);
     });
-    bidi.on<{ download?: string; navigation?: string; status?: string; filepath?: string }>(
+    on<{ download?: string; navigation?: string; status?: string; filepath?: string }>(
       'browsingContext.downloadEnd',
       (e) => {
         const key = e.download ?? e.navigation;
         const record = (key && this.pendingDownloads.get(key)) || this.savingNamed(e.filepath);
+        if (!record && this.userContext) return;
         if (key) this.pendingDownloads.delete(key);
         if (e.status === 'canceled') {
           if (record)
@@ -228,9 +254,11 @@ export class WebDriverSession implements BrowserSession, TabHost {
 
   private onCreated(e: ContextCreated): void {
     if (e.parent) {
-      this.parentOf.set(e.context, e.parent);
+      // Firefox names no user context on a frame: its parent says whose it is.
+      if (!this.userContext || this.owns(e.parent)) this.parentOf.set(e.context, e.parent);
       return;
     }
+    if (this.userContext && e.userContext !== this.userContext) return;
     // A tab this server is creating is adopted by newTab(); any other was opened by the page.
     this.guard?.watchPopup(e.context, e.url);
     void this.creating.then(() => {
@@ -258,6 +286,31 @@ export class WebDriverSession implements BrowserSession, TabHost {
     return tab;
   }
 
+  /** Whether a context is one of this session's tabs or frames (a shared browser has others). */
+  private owns(context: string): boolean {
+    return !!this.tabOf(context);
+  }
+
+  /** A script every page of this session runs first; one of a user context goes when the session does. */
+  private async addPreloadScript(functionDeclaration: string): Promise<void> {
+    const { script } = await this.bidi.call<{ script: string }>('script.addPreloadScript', {
+      functionDeclaration,
+      ...this.mine(),
+    });
+    if (this.userContext) this.preloads.push(script);
+  }
+
+  /** Commands that reach every context name this session's user context, when it has one. */
+  private mine(): { userContexts?: string[] } {
+    return this.userContext ? { userContexts: [this.userContext] } : {};
+  }
+
+  private partition(): { partition?: { type: 'storageKey'; userContext: string } } {
+    return this.userContext
+      ? { partition: { type: 'storageKey', userContext: this.userContext } }
+      : {};
+  }
+
   /** Adopts the tabs the browser already has (one after open, any number after attach). */
   async start(options: {
     setViewport: boolean;
@@ -265,24 +318,36 @@ export class WebDriverSession implements BrowserSession, TabHost {
     refuseNavigation?: OpenOptions['refuseNavigation'];
     refuseRequest?: OpenOptions['refuseRequest'];
     blockedHosts?: readonly string[];
+    /**
+     * Opens the first tab instead of adopting the browser's own: a local Firefox's start-up tab
+     * never holds the focus (its page fires no focus events), a tab opened over BiDi does.
+     */
+    freshTab?: boolean;
   }): Promise<void> {
-    await this.bidi
-      .call('script.addPreloadScript', { functionDeclaration: `() => { ${pagePreloadScript} }` })
-      .catch((e) => {
-        throw fromWebDriver(e, 'Preparing the page script');
-      });
+    await this.addPreloadScript(`() => { ${pagePreloadScript} }`).catch((e) => {
+      throw fromWebDriver(e, 'Preparing the page script');
+    });
     if (options.refuseNavigation || options.blockedHosts?.length)
       this.guard = await NavigationGuard.start(this.bidi, {
         refuseNavigation: options.refuseNavigation,
         refuseRequest: options.refuseRequest,
         blockedHosts: options.blockedHosts ?? [],
         isFrame: (c) => this.parentOf.has(c),
+        owns: this.userContext ? (c) => this.owns(c) : undefined,
       });
-    const tree = await this.bidi.call<{ contexts: { context: string; url: string }[] }>(
-      'browsingContext.getTree',
-      { maxDepth: 0 },
-    );
+    if (options.freshTab) await this.newTab();
+    const tree = await this.bidi.call<{
+      contexts: { context: string; url: string; userContext?: string }[];
+    }>('browsingContext.getTree', { maxDepth: 0 });
     for (const c of tree.contexts) {
+      if (this.userContext && c.userContext !== this.userContext) continue;
+      if (this.open.has(c.context)) continue;
+      if (options.freshTab) {
+        await this.bidi
+          .call('browsingContext.close', { context: c.context, promptUnload: false })
+          .catch(() => undefined);
+        continue;
+      }
       const tab = this.adopt(c.context, c.url);
       if (options.setViewport)
         await tab.setViewport(this.viewportSize.width, this.viewportSize.height);
@@ -299,6 +364,7 @@ export class WebDriverSession implements BrowserSession, TabHost {
   async newTab(id?: string): Promise<BrowserTab> {
     const creating = this.bidi.call<{ context: string }>('browsingContext.create', {
       type: 'tab',
+      ...(this.userContext ? { userContext: this.userContext } : {}),
     });
     this.creating = creating.catch(() => undefined);
     try {
@@ -354,7 +420,10 @@ export class WebDriverSession implements BrowserSession, TabHost {
   /** Cookies of every origin and the local storage of the origins open in tabs, as Playwright writes them. */
   async storageState(): Promise<StorageState> {
     try {
-      const { cookies } = await this.bidi.call<{ cookies: BidiCookie[] }>('storage.getCookies', {});
+      const { cookies } = await this.bidi.call<{ cookies: BidiCookie[] }>(
+        'storage.getCookies',
+        this.partition(),
+      );
       const origins = new Map<string, { name: string; value: string }[]>();
       for (const tab of this.tabs()) {
         const read = await tab
@@ -385,16 +454,18 @@ export class WebDriverSession implements BrowserSession, TabHost {
       origins?: { origin: string; localStorage: { name: string; value: string }[] }[];
     };
     for (const c of state.cookies ?? []) {
-      await this.bidi.call('storage.setCookie', { cookie: fromPlaywrightCookie(c) }).catch((e) => {
-        throw fromWebDriver(e, `Restoring cookie ${c.name}`);
-      });
+      await this.bidi
+        .call('storage.setCookie', { cookie: fromPlaywrightCookie(c), ...this.partition() })
+        .catch((e) => {
+          throw fromWebDriver(e, `Restoring cookie ${c.name}`);
+        });
     }
     // Local storage can only be written by a page of its origin: a preload script seeds it once.
     const seeds = (state.origins ?? []).filter((o) => o.localStorage.length);
     if (seeds.length)
-      await this.bidi.call('script.addPreloadScript', {
-        functionDeclaration: `() => { const seeds = ${JSON.stringify(seeds)}; const o = seeds.find((s) => s.origin === location.origin); if (!o) return; for (const { name, value } of o.localStorage) if (localStorage.getItem(name) === null) localStorage.setItem(name, value); }`,
-      });
+      await this.addPreloadScript(
+        `() => { const seeds = ${JSON.stringify(seeds)}; const o = seeds.find((s) => s.origin === location.origin); if (!o) return; for (const { name, value } of o.localStorage) if (localStorage.getItem(name) === null) localStorage.setItem(name, value); }`,
+      );
   }
 
   handle(): string {
@@ -490,9 +561,16 @@ export class WebDriverSession implements BrowserSession, TabHost {
     if (this.closed && this.bidi.isClosed()) return;
     this.closed = true;
     await this.syncDownloads();
+    if (this.userContext) {
+      await this.guard?.stop();
+      for (const script of this.preloads)
+        await this.bidi.call('script.removePreloadScript', { script }).catch(() => undefined);
+    }
     // A local Firefox is asked to close over this socket, so it goes last.
     await this.control.end();
-    await this.bidi.close();
+    for (const stop of this.unlisten) stop();
+    // A shared browser's connection serves its other sessions.
+    if (!this.userContext) await this.bidi.close();
   }
 
   isClosed(): boolean {
@@ -664,7 +742,7 @@ export class WebDriverDriver implements Driver {
         sent,
         options.viewport,
         options.downloadsDir,
-        liveView,
+        { liveView },
       );
       await this.applyTimeouts(driver, options);
       await session.start({
@@ -761,7 +839,7 @@ export class WebDriverDriver implements Driver {
       parsed.sent,
       options.viewport,
       options.downloadsDir,
-      parsed.liveView ?? false,
+      { liveView: parsed.liveView ?? false },
     );
     try {
       await session.start({
