@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import { startHarness, type Harness } from '../helpers/harness.js';
 import { pageValue } from '../helpers/page.js';
 
@@ -11,6 +11,8 @@ before(async () => {
   h = await startHarness();
 });
 after(() => h.close());
+// Each test's browsers close after it: a local Firefox is then handed to the next test's session.
+afterEach(() => h.closeBrowsers());
 
 const open = (page: string, session = 't') =>
   h.op('goto', { url: `${h.server.PREFIX}/${page}` }, session);

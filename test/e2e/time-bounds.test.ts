@@ -1,6 +1,6 @@
 // Browser behaviour: every op answers within its timeout, whatever the page does.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import { BACKEND, skipOn } from '../helpers/backend.js';
 import { ANSWER_SLACK_MS } from '../helpers/bounds.js';
 import { startHarness, type Harness, type OpResponse } from '../helpers/harness.js';
@@ -10,6 +10,8 @@ before(async () => {
   h = await startHarness();
 });
 after(() => h.close());
+// Each test's browsers close after it: a local Firefox is then handed to the next test's session.
+afterEach(() => h.closeBrowsers());
 
 const SLACK_MS = ANSWER_SLACK_MS;
 

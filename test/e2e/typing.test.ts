@@ -1,6 +1,6 @@
 // Browser behaviour: typing into every kind of control.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import { BACKEND } from '../helpers/backend.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 import { pageValue } from '../helpers/page.js';
@@ -11,6 +11,8 @@ before(async () => {
   h = await startHarness({ approval: true });
 });
 after(() => h.close());
+// Each test's browsers close after it: a local Firefox is then handed to the next test's session.
+afterEach(() => h.closeBrowsers());
 
 const open = (page: string) => h.op('goto', { url: `${h.server.PREFIX}/${page}` });
 
