@@ -186,6 +186,10 @@ async function runGrid(
   };
   const killed = () => kill();
   process.once('exit', killed);
+  // The exit handler ends it: held in the event loop, it would keep its test process from exiting.
+  child.unref();
+  for (const pipe of [child.stdout, child.stderr])
+    (pipe as { unref?: () => void } | null)?.unref?.();
   try {
     await waitReady(url, child, () => output, needNode);
   } catch (e) {
