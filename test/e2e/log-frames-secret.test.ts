@@ -18,7 +18,7 @@ before(async () => {
   secretsDir = mkdtempSync(join(tmpdir(), 'swiftbrowse-frame-secret-'));
   mkdirSync(join(secretsDir, 'pin'));
   writeFileSync(join(secretsDir, 'pin', 'code'), `${SECRET}\n`);
-  h = await startHarness({ secretsDirs: [secretsDir] });
+  h = await startHarness({ secretsDirs: [secretsDir], logFrames: true });
   h.server.setContent(
     '/pin.html',
     `<title>PIN</title><body style="margin:0;background:#fff">

@@ -16,7 +16,7 @@ const PASSWORD = 'Tr0ub4dor&3-never-in-a-log';
 
 let h: Harness;
 before(async () => {
-  h = await startHarness();
+  h = await startHarness({ logFrames: true });
   // Sign in writes above the cover, so the change it makes is on screen on every backend.
   h.server.setContent(
     '/login.html',

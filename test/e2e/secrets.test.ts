@@ -91,7 +91,7 @@ before(async () => {
   writeFileSync(join(secretsDir, 'other', 'password'), 'other-value-never-typed');
   writeFileSync(join(secretsDir, 'other', '_allowed_urls'), 'https://allowed.example.com\n');
   h = await startHarness(
-    { dataDir, secretsDirs: [secretsDir] },
+    { dataDir, secretsDirs: [secretsDir], logFrames: true },
     pino({ level: 'info' }, pino.destination({ dest: logPath, sync: true })),
   );
   // The fixture origin is only known now: restrict admin to it.

@@ -50,9 +50,12 @@ export async function startHarness(
   const grid = BACKEND === 'grid' ? { gridUrl: await testGridUrl() } : {};
   // The firefox arm: every session opens the local Firefox unless a test names a browser.
   const browser = BACKEND === 'firefox' ? { browser: 'firefox' } : {};
+  // Log frames cost a capture per acting op (a third of a Grid or Firefox test's CPU): they are
+  // off unless a test asks for them (the session log's and secrets' tests do; spawned servers keep
+  // the product default).
   const config = loadConfig(
     {},
-    { port: 0, timeoutMs: 5000, ...grid, ...browser, ...settings, dataDir },
+    { port: 0, timeoutMs: 5000, logFrames: false, ...grid, ...browser, ...settings, dataDir },
   );
   const app = await createSwiftBrowse(config, logger);
   const url = await app.listen();
