@@ -22,7 +22,8 @@ const BACKEND_NAME = BACKEND === 'grid' ? 'grid' : 'playwright';
 
 let h: Harness;
 before(async () => {
-  h = await startHarness();
+  // The log's smoke reads a frame.
+  h = await startHarness({ logFrames: true });
 });
 after(async () => {
   await h.closeBrowsers();

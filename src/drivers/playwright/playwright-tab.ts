@@ -50,7 +50,8 @@ export class PlaywrightTab implements BrowserTab {
   private lastTitle = '';
   private dead = false;
   private readonly requestEntries = new WeakMap<Request, NetworkEntry>();
-  private cdp?: Promise<CDPSession>;
+  /** The main frame's CDP session: captures, liveness pings, stopping a script. */
+  private cdp: Promise<CDPSession>;
   private readonly captures = new OneAtATime();
   /** The URL of the last main-frame load that failed: what Chromium's error page stands for. */
   private failedUrl?: string;
@@ -59,6 +60,7 @@ export class PlaywrightTab implements BrowserTab {
     readonly id: string,
     readonly page: Page,
   ) {
+    this.cdp = this.openSession();
     // Listening from construction, before any navigation, catches what a page logs while loading.
     page.on('console', (m) => this.onConsole(m));
     page.on('pageerror', (e) => this.onPageError(e));
@@ -103,6 +105,16 @@ export class PlaywrightTab implements BrowserTab {
     page.on('dialog', (d) => this.dialogs.opened(dialogInfo(d), (a) => answer(d, a)));
     page.on('crash', () => (this.dead = true));
     page.on('download', (d) => this.record.download(d.url()));
+  }
+
+  /**
+   * Opened while the page still answers: a session attached while its script spins is set up on
+   * the renderer's busy main thread, so its Runtime.terminateExecution went unanswered (25 s seen).
+   */
+  private openSession(): Promise<CDPSession> {
+    const session = this.page.context().newCDPSession(this.page);
+    session.catch(() => undefined);
+    return session;
   }
 
   url(): string {
@@ -336,7 +348,6 @@ export class PlaywrightTab implements BrowserTab {
   private captureCompositor(options: { maxWidth: number; quality: number }): Promise<Buffer> {
     return this.captures.run(async () => {
       try {
-        this.cdp ??= this.page.context().newCDPSession(this.page);
         const cdp = await this.cdp;
         // Straight from the compositor: page.screenshot would finish CSS transitions and inject a
         // caret-hiding style, which the page can observe.
@@ -358,7 +369,6 @@ export class PlaywrightTab implements BrowserTab {
         );
         return Buffer.from(data, 'base64');
       } catch (e) {
-        this.cdp = undefined;
         throw fromPlaywright(e, 'Capturing the viewport');
       }
     });
@@ -539,7 +549,7 @@ export class PlaywrightTab implements BrowserTab {
     // The main frame's renderer and each out-of-process iframe's run script on threads of their
     // own; a same-process iframe has no session of its own and stops with its parent's.
     const main = this.page.mainFrame();
-    const browserSession = () => (this.cdp ??= this.page.context().newCDPSession(this.page));
+    const browserSession = () => this.cdp;
     const states = await Promise.all(
       this.page.frames().map(async (frame) => {
         // An out-of-process iframe has a session of its own, opened only for a page that is held.
