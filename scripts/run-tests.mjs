@@ -92,11 +92,15 @@ const jobs = [
   ),
 ];
 
-// Longest first, from the last run's timings (or the ones kept in scripts/), so no long file
-// starts last and holds the run alone.
+// Longest first, from the last run's timings over the ones kept in scripts/ (a run of a few files
+// times only those), so no long file starts last and holds the run alone.
 const timingsPath = 'test-results/timings.json';
-const known = [timingsPath, 'scripts/test-timings.json'].find((p) => existsSync(p));
-const lastTimings = known ? JSON.parse(readFileSync(known, 'utf8')).files : {};
+const lastTimings = Object.assign(
+  {},
+  ...['scripts/test-timings.json', timingsPath]
+    .filter((p) => existsSync(p))
+    .map((p) => JSON.parse(readFileSync(p, 'utf8')).files),
+);
 const expected = (job) => lastTimings[`${job.arm} ${job.name}`]?.seconds ?? 60;
 jobs.sort((a, b) => expected(b) - expected(a));
 
