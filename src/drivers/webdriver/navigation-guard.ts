@@ -15,8 +15,8 @@ export interface GuardOptions {
   /** Whether a context is an iframe (not a tab or popup). */
   isFrame: (context: string) => boolean;
   /**
-   * In a browser other sessions share, whether a context is this session's: each session's guard
-   * decides its own requests only. A request of no context (a worker's) gets the request policy.
+   * In a kept Firefox (handed from session to session), whether a context is this session's: the
+   * guard decides its own session's requests only. A request of no context (a worker's) gets the request policy.
    */
   owns?: (context: string) => boolean;
 }

@@ -207,7 +207,7 @@ export class WebDriverSession implements BrowserSession, TabHost {
       context?: string;
       url?: string;
     }>('browsingContext.downloadWillBegin', (e) => {
-      // In a shared browser another session's download is none of this one's.
+      // A kept Firefox names other contexts too (its start-up tab, a former session's): not ours.
       if (this.userContext && !this.tabOf(e.context)) return;
       if (e.url) this.tabOf(e.context)?.onDownload(e.url);
       const record: DownloadRecord = { name: e.suggestedFilename ?? 'download', state: 'saving' };
@@ -286,7 +286,7 @@ export class WebDriverSession implements BrowserSession, TabHost {
     return tab;
   }
 
-  /** Whether a context is one of this session's tabs or frames (a shared browser has others). */
+  /** Whether a context is one of this session's tabs or frames (a kept Firefox has others). */
   private owns(context: string): boolean {
     return !!this.tabOf(context);
   }
@@ -569,7 +569,7 @@ export class WebDriverSession implements BrowserSession, TabHost {
     // A local Firefox is asked to close over this socket, so it goes last.
     await this.control.end();
     for (const stop of this.unlisten) stop();
-    // A shared browser's connection serves its other sessions.
+    // A kept Firefox's connection serves the next session.
     if (!this.userContext) await this.bidi.close();
   }
 
