@@ -73,14 +73,19 @@ describe('flows over MCP', () => {
     };
     await mcp.callTool({ name: 'browser_flow_save', arguments: { flow } });
     const controller = new AbortController();
+    let waitStarted: () => void;
+    const waiting = new Promise<void>((r) => (waitStarted = r));
     const running = mcp.callTool(
       { name: 'browser_flow_run', arguments: { name: 'long-wait' } },
       undefined,
       {
         signal: controller.signal,
+        onprogress: (p) => {
+          if (p.message?.includes('step 2/3')) waitStarted();
+        },
       },
     );
-    await new Promise((r) => setTimeout(r, 1500));
+    await waiting;
     controller.abort();
     await assert.rejects(running);
     // The session runs one op at a time: this answers only once the run has stopped.

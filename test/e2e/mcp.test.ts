@@ -70,6 +70,17 @@ interface Answer {
   body: Body;
 }
 
+/** Resolves once the client's session (m1) runs an op: its status resource, read with no op, says busy. */
+async function opRunning(client: Client): Promise<void> {
+  for (const due = Date.now() + 15_000; Date.now() < due;) {
+    const read = await client.readResource({ uri: 'swiftbrowse://sessions/m1/status' });
+    const text = 'text' in read.contents[0] ? String(read.contents[0].text) : '{}';
+    if ((JSON.parse(text) as { busy?: boolean }).busy) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error('session m1 ran no op within 15 s');
+}
+
 async function call(
   client: Client,
   name: string,
@@ -290,7 +301,7 @@ describe('over streamable HTTP', () => {
       { text_visible: 'This text never appears', timeout: 20_000 },
       { signal: controller.signal },
     );
-    await new Promise((r) => setTimeout(r, 1000));
+    await opRunning(mcp);
     controller.abort();
     await assert.rejects(waiting);
     const cancelled = Date.now();
@@ -307,7 +318,7 @@ describe('over streamable HTTP', () => {
     );
     await call(mcp, 'browser_goto', { url: page('mcp-counter.html') });
     const holding = call(mcp, 'browser_wait_for', { ms: 2500 });
-    await new Promise((r) => setTimeout(r, 300));
+    await opRunning(mcp);
     const controller = new AbortController();
     const click = call(
       mcp,

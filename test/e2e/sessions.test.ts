@@ -65,7 +65,7 @@ for (const store of ['memory', 'redis'] as const) {
       const ended =
         BACKEND === 'grid' ? await endGridBrowsers(await testGridUrl(), s) : killBrowsers();
       assert.ok(ended >= 1, 'no browser to end');
-      await new Promise((r) => setTimeout(r, 300));
+      await h.statusWhen(s, (st) => st.browser !== 'open');
       const hit = await h.op('find', { target: { role: 'button' } }, s);
       assert.equal(hit.body.error?.kind, 'backend', JSON.stringify(hit.body));
       assert.equal(hit.status, 503);
@@ -182,7 +182,7 @@ describe('status while an op runs', () => {
   test('answers busy at once instead of waiting behind it', async () => {
     await h.op('goto', { url: `${h.server.PREFIX}/login.html` }, 'busy');
     const slow = h.op('wait_for', { js: 'false', timeout: 3000 }, 'busy');
-    await new Promise((r) => setTimeout(r, 300));
+    await h.statusWhen('busy', (st) => st.busy === true);
     const started = Date.now();
     const st = await h.op('status', {}, 'busy');
     assert.equal(st.body.data?.busy, true);
@@ -193,7 +193,7 @@ describe('status while an op runs', () => {
   test('an op whose arguments cannot parse is refused at once, not after the running op', async () => {
     await h.op('goto', { url: `${h.server.PREFIX}/login.html` }, 'busy');
     const slow = h.op('wait_for', { js: 'false', timeout: 3000 }, 'busy');
-    await new Promise((r) => setTimeout(r, 300));
+    await h.statusWhen('busy', (st) => st.busy === true);
     const started = Date.now();
     const bad = await h.op('press', { diff: true }, 'busy');
     assert.equal(bad.status, 400, JSON.stringify(bad.body));
@@ -224,7 +224,7 @@ describe('an op whose caller has gone', () => {
   test('a click whose HTTP client gave up while it queued never reaches the page; the resend is the one click', async () => {
     await h.op('goto', { url: `${h.server.PREFIX}/counter.html` }, 'gone');
     const holding = h.op('wait_for', { ms: 3000 }, 'gone');
-    await new Promise((r) => setTimeout(r, 300));
+    await h.statusWhen('gone', (st) => st.busy === true);
     const click = { target: { role: 'button', name: 'Count' } };
     await assert.rejects(
       h.request('/browser/click', {

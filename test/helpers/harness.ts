@@ -27,6 +27,14 @@ export interface Harness {
   /** A raw request to the SwiftBrowse server. */
   request(path: string, init?: RequestInit): Promise<Response>;
   /**
+   * The session's status (GET /browser, which runs no op) once `ready` holds of it: what a test
+   * waits on instead of a sleep (an op running, a browser seen gone).
+   */
+  statusWhen(
+    session: string,
+    ready: (status: Record<string, unknown>) => boolean,
+  ): Promise<Record<string, unknown>>;
+  /**
    * Ends the browser of every session `op` used since the last call. A Grid browser holds a node
    * slot until it is closed: a file that opens more sessions than the Grid has slots would wait in
    * the Grid's queue (see docs/grid.md) unless each test gives its browsers back.
@@ -34,6 +42,9 @@ export interface Harness {
   closeBrowsers(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** How long statusWhen waits for a state that should come within the op that causes it. */
+const STATUS_WAIT_MS = 15_000;
 
 /**
  * Starts a fixture server and a SwiftBrowse server on free loopback ports, with a temp DATA_DIR
@@ -71,6 +82,19 @@ export async function startHarness(
     });
     return { status: response.status, body: (await response.json()) as ActionResult };
   };
+  const statusWhen: Harness['statusWhen'] = async (session, ready) => {
+    const due = Date.now() + STATUS_WAIT_MS;
+    for (;;) {
+      const r = await request('/browser', { headers: { 'x-session-key': session } });
+      const status = ((await r.json()) as ActionResult).data ?? {};
+      if (ready(status)) return status;
+      if (Date.now() > due)
+        throw new Error(
+          `session ${session}: not as awaited in ${STATUS_WAIT_MS} ms; last status ${JSON.stringify(status)}`,
+        );
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
   return {
     server,
     app,
@@ -79,6 +103,7 @@ export async function startHarness(
     dataDir,
     request,
     op,
+    statusWhen,
     async closeBrowsers() {
       const sessions = [...used];
       used.clear();
