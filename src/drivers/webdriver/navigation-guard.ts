@@ -16,7 +16,8 @@ export interface GuardOptions {
   isFrame: (context: string) => boolean;
   /**
    * In a kept Firefox (handed from session to session), whether a context is this session's: the
-   * guard decides its own session's requests only. A request of no context (a worker's) gets the request policy.
+   * guard decides its own session's requests only. A request of no context (a worker's) gets the
+   * request policy.
    */
   owns?: (context: string) => boolean;
 }
