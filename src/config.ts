@@ -265,6 +265,11 @@ export const SETTINGS = {
     schema: int(0, 120_000).default(5_000),
     doc: 'Longest wait for a page to settle after an action, in ms',
   },
+  layoutLimit: {
+    env: 'LAYOUT_LIMIT',
+    schema: duration.default(30_000),
+    doc: "Longest a page may stay laying out through ops' deadlines before it is taken for stuck and its tab reopened on the last URL (seconds or 500ms/1m; 0 = never): a layout cannot be stopped, so it is waited for until then",
+  },
   navigationTimeoutMs: {
     env: 'NAVIGATION_TIMEOUT_MS',
     schema: int(100, 600_000).default(30_000),

@@ -96,3 +96,25 @@ export async function pageState(questions: PageQuestions): Promise<PageState> {
   // A stop sent to a page whose script just ended would wait for its next script: let it end first.
   return (await within(answered, FREED_MS, false)) ? 'answering' : 'script';
 }
+
+/** A tab found laying out at an op's deadline, and since when: what the layout limit reads. */
+export interface LayoutStreak {
+  tab: string;
+  since: number;
+}
+
+/**
+ * A page found laying out at an op's deadline is waited for, as nothing stops a layout, but not
+ * for ever: found so at every deadline for `limitMs` or more (a page that lays itself out again
+ * without end, or a starved script taken for a layout), it is stuck and its tab is replaced. The
+ * streak starts at the first such deadline on a tab; an op answered in time ends it. 0: never.
+ */
+export function layoutVerdict(
+  streak: LayoutStreak | undefined,
+  tab: string,
+  now: number,
+  limitMs: number,
+): { streak: LayoutStreak; stuck: boolean } {
+  const kept = streak?.tab === tab ? streak : { tab, since: now };
+  return { streak: kept, stuck: limitMs > 0 && now - kept.since >= limitMs };
+}

@@ -191,6 +191,8 @@ export function bounded(
 
 /** The op's own answer, with what freeing the session did to it when something did. */
 function reported(rt: DeadlineContext, session: Session, result: ActionResult): ActionResult {
+  // The page answered: a layout seen at an earlier deadline has ended.
+  session.layingOut = undefined;
   const interruption = rt.sessions.takeInterruption(session);
   if (!interruption) return result;
   const notes = [...(result.notes ?? [])];

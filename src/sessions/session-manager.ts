@@ -15,6 +15,7 @@ import {
 } from '../core/url-policy.js';
 import { within } from '../core/within.js';
 import { machineLoad, saturation } from '../core/machine-load.js';
+import { layoutVerdict } from '../drivers/stuck-probe.js';
 import type {
   BrowserLoss,
   BrowserSession,
@@ -419,7 +420,8 @@ export class SessionManager {
    * catastrophic regex): Playwright stops the script and the page stays; WebDriver cannot, so the
    * tab is closed and a new one opens on the last page an op finished on. Undefined when the page
    * answers (nothing is stuck: a slow promise, a server still sending the page); 'rendering' when
-   * it is laying out a large document, which nothing can stop or shorten.
+   * it is laying out a large document, which nothing can stop or shorten, until it has been so at
+   * every deadline for LAYOUT_LIMIT: then it is taken for stuck and its tab replaced.
    */
   async interrupt(
     session: Session,
@@ -439,8 +441,13 @@ export class SessionManager {
       : `${op} did not finish within its timeout of ${timeoutMs} ms: a script in the page ${url} kept running (an endless loop, a handler that never returns, or a regex that does not end)`;
     // The page's questions end early enough for a stop to be sent within the wait.
     const outcome = await within(tab.interrupt(until - STOP_MS), waitMs, 'stuck' as const);
+    const layout =
+      outcome === 'rendering'
+        ? layoutVerdict(session.layingOut, tab.id, Date.now(), this.config.layoutLimit)
+        : undefined;
+    session.layingOut = layout?.stuck ? undefined : layout?.streak;
     if (outcome === 'answering') return undefined;
-    if (outcome === 'rendering') return outcome;
+    if (layout && !layout.stuck) return 'rendering';
     if (outcome === 'stopped') {
       return this.interrupted
         .set(session, {
@@ -452,7 +459,14 @@ export class SessionManager {
         })
         .get(session);
     }
-    // WebDriver has no way to stop a script: the tab goes, and its in-page state with it.
+    // WebDriver cannot stop a script, and nothing stops a layout: the tab goes, and its state.
+    const held = layout
+      ? `${op} did not finish within its timeout of ${timeoutMs} ms: the page ${url} has been laying out at every op's deadline for ${Math.round((Date.now() - layout.streak.since) / 1000)} s (LAYOUT_LIMIT ${this.config.layoutLimit / 1000} s), so it was taken for stuck`
+      : ran;
+    const cause = layout ? 'nothing can stop a layout' : "WebDriver cannot stop a page's script";
+    const what = layout
+      ? 'the page laid out past LAYOUT_LIMIT'
+      : `the page's script ran past ${op}'s timeout`;
     const back =
       session.lastUrl && !refusedBy(this.policy, session.lastUrl) ? session.lastUrl : undefined;
     const replacing = browser.replaceTab(tab).catch(() => undefined);
@@ -463,9 +477,9 @@ export class SessionManager {
         .set(session, {
           error: new OpError(
             'timeout',
-            `${ran}, and the browser could not stop it nor close the tab, so the browser was ended. Send the next op as usual: a new browser opens${back ? ` on ${back}` : ''}, without the cookies and logins of the old one${session.settings.profile ? ' (the profile keeps them)' : ''}.`,
+            `${held}, and the browser could not stop it nor close the tab, so the browser was ended. Send the next op as usual: a new browser opens${back ? ` on ${back}` : ''}, without the cookies and logins of the old one${session.settings.profile ? ' (the profile keeps them)' : ''}.`,
           ),
-          note: `browser_ended: the page's script ran past ${op}'s timeout and the tab could not be closed; the browser was ended, its cookies and in-page state are lost`,
+          note: `browser_ended: ${what} and the tab could not be closed; the browser was ended, its cookies and in-page state are lost`,
         })
         .get(session);
     }
@@ -479,9 +493,9 @@ export class SessionManager {
       .set(session, {
         error: new OpError(
           'timeout',
-          `${ran}, and WebDriver cannot stop a page's script, so tab ${tab.id} ${was} closed and ${back ? `reopened at ${back}` : 'reopened blank'}. Cookies and logins are kept; the page's own state (form input, scroll, script state) was lost, and what ${op} did may not have happened. Read the page (snapshot) before going on.`,
+          `${held}, and ${cause}, so tab ${tab.id} ${was} closed and ${back ? `reopened at ${back}` : 'reopened blank'}. Cookies and logins are kept; the page's own state (form input, scroll, script state) was lost, and what ${op} did may not have happened. Read the page (snapshot) before going on.`,
         ),
-        note: `tab_interrupted: the page's script ran past ${op}'s timeout; the tab ${was} ${where}, its in-page state (form input, scroll) was lost`,
+        note: `tab_interrupted: ${what}; the tab ${was} ${where}, its in-page state (form input, scroll) was lost`,
       })
       .get(session);
   }

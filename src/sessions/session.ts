@@ -1,5 +1,6 @@
 import { BoundValues, scrub } from '../core/redact.js';
 import type { BrowserSession, BrowserTab } from '../drivers/driver.js';
+import type { LayoutStreak } from '../drivers/stuck-probe.js';
 import type { BrowserRecord } from './browser-record.js';
 import { SessionEvents } from './op-events.js';
 import { ReadingMemory } from './reading-memory.js';
@@ -45,6 +46,8 @@ export class Session {
    * Grid); the next op waits for it as opening time.
    */
   replacingTab?: Promise<void>;
+  /** Since when the active tab has been found laying out at every op's deadline (LAYOUT_LIMIT). */
+  layingOut?: LayoutStreak;
   /** What this caller has been shown; cleared with the browser. */
   reading = new ReadingMemory();
   /** Values typed from secrets in this session, scrubbed from all it emits; memory only. */

@@ -186,6 +186,49 @@ describe('hard time bounds', () => {
     },
   );
 
+  test(
+    'a page laying out at every deadline past LAYOUT_LIMIT is taken for stuck: its tab reopens',
+    { skip: BACKEND === 'grid' || skipOn('firefox', 'bidi-no-render-state') },
+    async () => {
+      // The product waits 30 s; here the second deadline that finds the page laying out is past it.
+      const short = await startHarness({ layoutLimit: '1s' });
+      try {
+        short.server.setContent('/tb/rows.html', ROWS);
+        const s = 'endless-layout';
+        const url = `${short.server.PREFIX}/tb/rows.html`;
+        assert.equal((await short.op('goto', { url, timeout: 20_000 }, s)).body.ok, true);
+        // Reading the height lays the rows out at once, inside the script: no script step to stop.
+        const show = "document.getElementById('rows').hidden = false; document.body.offsetHeight";
+        const first = await short.op('evaluate', { script: show, timeout: 1000 }, s);
+        assert.match(
+          first.body.error?.message ?? '',
+          /still rendering/,
+          JSON.stringify(first.body),
+        );
+        const started = Date.now();
+        const second = await short.op('evaluate', { script: '1', timeout: 1000 }, s);
+        const ms = Date.now() - started;
+        assert.equal(second.body.error?.kind, 'timeout', JSON.stringify(second.body));
+        assert.match(
+          (second.body.notes ?? []).join(' '),
+          /^tab_interrupted: the page laid out/,
+          JSON.stringify(second.body),
+        );
+        assert.match(
+          second.body.error!.message,
+          /laying out at every op's deadline.*reopened at http/,
+        );
+        assert.ok(ms < 1000 + SLACK_MS, `answered in ${ms} ms`);
+        // The tab reopened on the page as it loads, its rows hidden: the session goes on.
+        const hidden = { script: "document.getElementById('rows').hidden", timeout: 20_000 };
+        const after = await short.op('evaluate', hidden, s);
+        assert.equal(after.body.data?.result, true, JSON.stringify(after.body));
+      } finally {
+        await short.close();
+      }
+    },
+  );
+
   test('a click delivered before its time ran out keeps its target and says what is unknown', async () => {
     const s = 'delivered';
     const u = serve();

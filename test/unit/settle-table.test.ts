@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { saturation } from '../../src/core/machine-load.js';
 import { AwaitingServerError } from '../../src/drivers/driver.js';
-import { pageState } from '../../src/drivers/stuck-probe.js';
+import { layoutVerdict, pageState } from '../../src/drivers/stuck-probe.js';
 import { TabRecord } from '../../src/drivers/tab-record.js';
 import {
   SETTLE_RULES,
@@ -704,6 +704,33 @@ describe('the deadline: is the page stuck in script', () => {
     // Without a due time the window would be 4 x 1000 ms: taken for stuck, the tab replaced.
     assert.equal(state, 'rendering');
     assert.ok(took < 1600, `answered after ${took} ms`);
+  });
+});
+
+describe('the deadline: a page found laying out op after op', () => {
+  const LIMIT = 30_000;
+
+  test('the first deadline that finds it laying out waits for it: nothing stops a layout', () => {
+    const v = layoutVerdict(undefined, 'tab-1', 1000, LIMIT);
+    assert.deepEqual(v, { streak: { tab: 'tab-1', since: 1000 }, stuck: false });
+  });
+
+  test('found laying out at every deadline for the limit, it is stuck and its tab replaced', () => {
+    // A hostile page laying itself out without end, or a starved script read as a layout, held a
+    // session for over 7 minutes: every op answered "still rendering, nothing was stopped".
+    const first = layoutVerdict(undefined, 'tab-1', 1000, LIMIT);
+    assert.equal(layoutVerdict(first.streak, 'tab-1', 20_000, LIMIT).stuck, false);
+    assert.equal(layoutVerdict(first.streak, 'tab-1', 31_000, LIMIT).stuck, true);
+  });
+
+  test("another tab's layout starts its own streak", () => {
+    const first = layoutVerdict(undefined, 'tab-1', 1000, LIMIT);
+    const other = layoutVerdict(first.streak, 'tab-2', 40_000, LIMIT);
+    assert.deepEqual(other, { streak: { tab: 'tab-2', since: 40_000 }, stuck: false });
+  });
+
+  test('a limit of 0 waits for a layout for ever', () => {
+    assert.equal(layoutVerdict({ tab: 't', since: 0 }, 't', 10 * 60_000, 0).stuck, false);
   });
 });
 
