@@ -1,13 +1,8 @@
 import { OpError } from '../core/errors.js';
 import { within } from '../core/within.js';
+import { STORM_DIALOGS, STORM_WINDOW_MS } from '../page/protocol.js';
 import type { DialogAnswer, DialogInfo, DismissedDialogs } from './driver.js';
 
-/**
- * More dialogs than this, nobody armed an answer for, opened within STORM_WINDOW_MS, make a storm:
- * a page that raises dialogs faster than ops can answer them one at a time.
- */
-const STORM_DIALOGS = 5;
-export const STORM_WINDOW_MS = 2000;
 /** The longest a navigation waits for a storming page to be silenced. */
 const SILENCE_WAIT_MS = 1000;
 

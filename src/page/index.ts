@@ -12,6 +12,7 @@ import {
   watchActivity,
 } from './activity.js';
 import { comboboxState } from './combobox.js';
+import { quietDialogStorms } from './dialog-storm.js';
 import { handleVisible, textVisible } from './conditions.js';
 import {
   activeHandle,
@@ -56,6 +57,7 @@ const framed = {
 };
 
 watchActivity();
+quietDialogStorms();
 
 export const api = {
   element: elementOf,

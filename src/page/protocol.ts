@@ -1,7 +1,14 @@
 /**
- * What the server and the in-page script say to each other. Types only: imported by Node code
- * and by the page bundle alike, so nothing here may touch the DOM.
+ * What the server and the in-page script say to each other. Types and constants only: imported by
+ * Node code and by the page bundle alike, so nothing here may touch the DOM.
  */
+
+/**
+ * More dialogs than this, nobody armed an answer for, opened within STORM_WINDOW_MS, make a storm:
+ * a page that raises dialogs faster than ops can answer them one at a time.
+ */
+export const STORM_DIALOGS = 5;
+export const STORM_WINDOW_MS = 2000;
 
 export type TextMatcher = { exact: string } | { regex: string; flags: string };
 

@@ -113,6 +113,10 @@ const BURST_PAGE = `<!doctype html><title>Burst</title><h1>Burst</h1><p id="r">w
 <button onclick="for (let i = 0; i < 50; i++) alert('burst ' + i); document.querySelector('#r').textContent = 'done'">Burst</button>
 <button onclick="document.querySelector('#r').textContent = 'sure: ' + confirm('Sure?')">Ask</button>`;
 
+const LOOP_PAGE = `<!doctype html><title>Loop</title><h1>Loop</h1><p id="r">waiting</p>
+<script>for (let i = 0; i < 100000; i++) alert(i);
+document.querySelector('#r').textContent = 'looped';</script>`;
+
 /** An answer in time that names a dialog and never an internal error. */
 function inTime(r: OpResponse & { ms: number }, timeoutMs: number): void {
   const text = JSON.stringify(r.body);
@@ -136,6 +140,21 @@ describe('dialog storms', () => {
     const away = await timed('goto', { url: `${h.server.PREFIX}/login.html` }, s);
     assert.equal(away.body.ok, true, JSON.stringify(away.body.error));
     assert.equal((await h.op('snapshot', {}, s)).body.ok, true);
+    await h.op('close', {}, s);
+  });
+
+  test('a page raising 100,000 alerts as it loads: goto answers in time, the page runs on', async () => {
+    const s = 'loop';
+    h.server.setContent('/loop.html', LOOP_PAGE);
+    await h.op('open', {}, s);
+    // Each dialog answered from outside costs a round trip: 100,000 of them held goto for 30 s.
+    const goto = await timed('goto', { url: `${h.server.PREFIX}/loop.html`, timeout: 10_000 }, s);
+    inTime(goto, 10_000);
+    assert.equal(goto.body.ok, true, JSON.stringify(goto.body));
+    const done = await timed('assert', { text_visible: 'looped' }, s);
+    assert.equal(done.body.ok, true, JSON.stringify(done.body));
+    const away = await timed('goto', { url: `${h.server.PREFIX}/login.html` }, s);
+    assert.equal(away.body.ok, true, JSON.stringify(away.body.error));
     await h.op('close', {}, s);
   });
 

@@ -1,5 +1,5 @@
 import { frameLimits } from '../frames.js';
-import { STORM_WINDOW_MS } from '../../drivers/dialog-gate.js';
+import { STORM_WINDOW_MS } from '../../page/protocol.js';
 import { parseArgs } from '../../core/args.js';
 import type { Condition } from '../../core/condition.js';
 import { OpError, toOpError } from '../../core/errors.js';
