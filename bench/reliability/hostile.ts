@@ -119,6 +119,26 @@ export function serveHostile(server: FixtureServer): Hostile {
     html('Alerts', `<p>Storm</p><script>setInterval(() => alert('storm'), 50);</script>`),
   );
   server.setContent(
+    '/rel/dialog-mix.html',
+    html(
+      'Dialog mix',
+      `<p>Mix</p><script>setInterval(() => { alert('a'); confirm('c'); prompt('p'); }, 10);</script>`,
+    ),
+  );
+  server.setContent(
+    '/rel/alert-loop.html',
+    html('Alert loop', `<p>Loop</p><script>for (let i = 0; i < 100000; i++) alert(i);</script>`),
+  );
+  server.setContent('/rel/xs.html', html('Xs', `<p>${'x'.repeat(40)}</p>`));
+  // Shown, 100,000 rows take seconds to lay out (4 s for 60,000 on an idle 2-core machine).
+  server.setContent(
+    '/rel/rows.html',
+    html(
+      'Rows',
+      `<div id="rows" hidden>${'<div class="row"><span>Row</span> <b>cell</b> <i>more</i></div>'.repeat(100_000)}</div>`,
+    ),
+  );
+  server.setContent(
     '/rel/click-alerts.html',
     html(
       'Click alerts',
@@ -178,6 +198,7 @@ export function serveHostile(server: FixtureServer): Hostile {
       '/rel/login.html',
       '/rel/thief.html',
       '/rel/alert-storm.html',
+      '/rel/dialog-mix.html',
       '/rel/click-alerts.html',
       '/rel/huge.html',
       '/rel/redirect-loop',
