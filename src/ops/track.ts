@@ -352,7 +352,8 @@ export async function changesAfter(
   memory: ReadingMemory,
   options: ChangeOptions,
 ): Promise<Changes> {
-  const request: TrackRequest = { budgetMs: walkBudget(options.deadline) };
+  // The walk sets the action's mark itself: the next op's changes count from this read.
+  const request: TrackRequest = { budgetMs: walkBudget(options.deadline), mark: true };
   const read =
     before?.still && before.documentId
       ? await callPage(tab, [], 'trackUnlessStill', request, before.still)
@@ -362,7 +363,6 @@ export async function changesAfter(
   const after = snapshotOf(tab, read);
   const { closedShadowRoots, cut } = read;
   memory.setBaseline(after);
-  await callPage(tab, [], 'mark');
   let result: { changes: Changes; shown: TrackLine[] };
   if (before && before.documentId === after.documentId) {
     result = diffTracks(before, after, options);

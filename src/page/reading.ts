@@ -1,4 +1,4 @@
-import { documentId } from './activity.js';
+import { documentId, mark } from './activity.js';
 import { Budget } from './budget.js';
 import { stillness, stillSince, type Stillness } from './stillness.js';
 import { deepQueryAll } from './dom.js';
@@ -16,6 +16,11 @@ export interface TrackRequest {
   /** Same-origin frames read at most, and how deep (MAX_FRAMES, MAX_FRAME_DEPTH). */
   maxFrames?: number;
   maxFrameDepth?: number;
+  /**
+   * Sets the activity mark (activity.ts) once the walk is done: the next action's changes count
+   * from this read, with no call of its own.
+   */
+  mark?: boolean;
 }
 
 /** The track as sent to the server: lines without their rendering (the server renders them). */
@@ -64,6 +69,12 @@ function outermost(matches: Element[]): Element[] {
 
 /** The text track of the page, a subtree, or the elements a selector picks inside it. */
 export function track(request: TrackRequest = {}): PageTrack {
+  const read = walk(request);
+  if (request.mark) mark();
+  return read;
+}
+
+function walk(request: TrackRequest): PageTrack {
   const budget = new Budget(request.budgetMs);
   const root =
     request.address === undefined ? undefined : (resolveAddress(request.address) ?? undefined);
