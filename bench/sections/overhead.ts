@@ -135,6 +135,10 @@ export async function measureOverhead(
     { name: 'fill', op: 'fill', args: { target: { label: 'Note' }, value: 'x', diff: false } },
     { name: 'click', op: 'click', args: { target: { role: 'button', name: 'Add' }, diff: false } },
     { name: 'click (diff)', op: 'click', args: { target: { role: 'button', name: 'Add' } } },
+    // Refs as a snapshot prints them on OPS_PAGE: the field is AAA, the button AB.
+    { name: 'snapshot', op: 'snapshot', args: {} },
+    { name: 'fill (ref)', op: 'fill', args: { target: { ref: 'AAA' }, value: 'x', diff: false } },
+    { name: 'click (ref)', op: 'click', args: { target: { ref: 'AB' }, diff: false } },
   ]);
   const med = (x: { fill: number[]; click: number[] }) => ({
     fill: round(median(x.fill), 1),

@@ -16,6 +16,7 @@ import type {
   ProbeOptions,
   TextMatcher,
 } from '../page/protocol.js';
+import { OTHER_DOCUMENT } from '../page/protocol.js';
 import type { ChildFrame } from '../page/frames.js';
 import type { ReadingMemory } from '../sessions/reading-memory.js';
 import {
@@ -81,13 +82,7 @@ async function findByRef(
   const address = target.ref!;
   const documentId = await timed(elements, 'documentId', callPage(tab, [], 'documentId'));
   const print = elements.reading.printOf(tab.id, documentId, address);
-  if (print === undefined) {
-    throw new OpError(
-      'stale_element',
-      `Ref ${address} is not an address this session was shown on the current page of ${tab.url()} (it may be from an earlier page, or a group heading rather than a line). Take a snapshot and use a ref from it.`,
-      { final: true },
-    );
-  }
+  if (print === undefined) throw refNotShown(tab, address);
   const parts = address.split('|');
   const frameAddress = parts.slice(0, -1).join('|');
   const frame = await frameAt(tab, elements, frameAddress, `Ref ${address}`);
@@ -97,6 +92,28 @@ async function findByRef(
     'locate',
     callPage(tab, frame, 'locate', { strategy: 'ref', value: last, print }, undefined),
   );
+  return refFound(tab, target, located, frame, frameAddress);
+}
+
+/** A ref not among the addresses this session was shown on the page the tab shows now. */
+function refNotShown(tab: BrowserTab, address: string): OpError {
+  return new OpError(
+    'stale_element',
+    `Ref ${address} is not an address this session was shown on the current page of ${tab.url()} (it may be from an earlier page, or a group heading rather than a line). Take a snapshot and use a ref from it.`,
+    { final: true },
+  );
+}
+
+/** The element a ref's locate found, or why it is stale. */
+function refFound(
+  tab: BrowserTab,
+  target: Target,
+  located: LocateResult,
+  frame: FramePath,
+  frameAddress: string,
+): FoundElement {
+  const address = target.ref!;
+  if (located.stale === OTHER_DOCUMENT) throw refNotShown(tab, address);
   const match = located.matches[0];
   if (!match) {
     throw new OpError(
@@ -495,7 +512,25 @@ export async function actionableElement(
 ): Promise<ActionableElement> {
   let found: FoundElement;
   let answer: Omit<ActAnswer, 'located'>;
-  if (target.ref !== undefined) {
+  if (target.ref !== undefined && !target.ref.includes('|')) {
+    // A ref on the page itself: its document checked, located, probed and read in one call.
+    const shown = elements.reading.shownRef(tab.id, target.ref);
+    if (!shown) throw refNotShown(tab, target.ref);
+    const ref: PageTarget = {
+      strategy: 'ref',
+      value: target.ref,
+      print: shown.print,
+      document: shown.documentId,
+    };
+    const request: ActRequest = { probe: options, ...reads };
+    const { located, ...rest } = await timed(
+      elements,
+      'locate+probe',
+      callPage(tab, [], 'locateActionable', ref, undefined, request),
+    );
+    found = refFound(tab, target, located, [], '');
+    answer = rest;
+  } else if (target.ref !== undefined) {
     found = await findByRef(tab, elements, target);
     answer = { verdict: await probeOrRefuse(tab, elements, found, options) };
     answer = { ...answer, ...(await readsOf(tab, elements, found, reads)) };

@@ -12,7 +12,14 @@ import {
 import { Budget } from './budget.js';
 import { elementOf, handleOf } from './handles.js';
 import { refAt } from './reading.js';
-import type { ElementInfo, LocateResult, PageTarget, TextMatcher } from './protocol.js';
+import { documentId } from './activity.js';
+import {
+  OTHER_DOCUMENT,
+  type ElementInfo,
+  type LocateResult,
+  type PageTarget,
+  type TextMatcher,
+} from './protocol.js';
 
 const CONTROLS =
   'input, select, textarea, [contenteditable=""], [contenteditable="true"], [role=textbox], [role=combobox], [role=checkbox], [role=radio], [role=switch], [role=slider], [role=spinbutton], [role=listbox]';
@@ -169,6 +176,8 @@ export function matchAll(
   const scope = scopeHandle === undefined ? document : elementOf(scopeHandle);
   if (!scope) return { error: 'The element that scoped the search is gone from the page.' };
   if (target.strategy === 'ref') {
+    if (target.document !== undefined && target.document !== documentId())
+      return { stale: OTHER_DOCUMENT };
     const at = refAt(target.value, target.print);
     return at.element ? { found: [at.element], scope } : { stale: at.stale ?? 'the page changed' };
   }

@@ -24,7 +24,12 @@ export interface PageTarget {
   near?: TextMatcher;
   /** For `ref`: the fingerprint the element was read with. */
   print?: string;
+  /** For `ref`: the document (its id) the address was read on; another one answers OTHER_DOCUMENT. */
+  document?: string;
 }
+
+/** What a ref's locate answers as `stale` when the page now shows another document. */
+export const OTHER_DOCUMENT = 'the page is another document now';
 
 export interface ElementInfo {
   handle: number;

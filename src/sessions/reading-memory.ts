@@ -69,6 +69,16 @@ export class ReadingMemory {
     return this.last.get(tabId);
   }
 
+  /**
+   * The fingerprint an address was last read with on this tab, and the document it was read on:
+   * the page checks that document is still the one shown (one call instead of two).
+   */
+  shownRef(tabId: string, address: string): { documentId: string; print: string } | undefined {
+    const book = this.refs.get(tabId);
+    const print = book?.prints.get(address);
+    return book && print !== undefined ? { documentId: book.documentId, print } : undefined;
+  }
+
   /** The fingerprint an address was read with on this tab's current document. */
   printOf(tabId: string, documentId: string, address: string): string | undefined {
     const book = this.refs.get(tabId);
