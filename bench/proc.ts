@@ -25,6 +25,25 @@ function parentsByPid(): Map<number, number> {
   return parents;
 }
 
+/** CPU time (user + system, ms) the processes in `pids` have used; one that ended counts 0. */
+export function cpuMsOf(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // utime and stime, fields 14 and 15 of stat (11 and 12 after the command name).
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return ticks * (1000 / CLOCK_TICKS);
+}
+
+/** USER_HZ: Linux reports process CPU times in hundredths of a second on every common build. */
+const CLOCK_TICKS = 100;
+
 function kb(file: string, key: string): number {
   try {
     const m = new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(readFileSync(file, 'utf8'));

@@ -1,7 +1,7 @@
 // The printed table: what an agent pays per task with each tool, and the ratios.
 import type { ContentionFigures } from './sections/contention.js';
 import type { FlowFigures } from './sections/flow.js';
-import type { OverheadFigures, WalkFigures } from './sections/overhead.js';
+import { OVERHEAD_OPS, type OverheadFigures, type WalkFigures } from './sections/overhead.js';
 import { renderPhases } from './sections/phases.js';
 import { renderRoundTrips } from './sections/round-trips.js';
 import type { HttpStartup, ScaleFigures } from './sections/scale.js';
@@ -155,14 +155,41 @@ export function render(r: Results): string {
   if (r.overhead) {
     const o = r.overhead;
     out.push('');
+    const label: Record<string, string> = {
+      raw: 'raw playwright-core',
+      noDiff: 'SwiftBrowse diff:false',
+      noDiffNoFrames: 'diff:false, LOG_FRAMES=false',
+      withDiff: 'SwiftBrowse, default diff',
+      baseline: `baseline diff:false (${o.baselineMain ?? ''})`,
+    };
     out.push(
-      `Per-op overhead (MCP stdio round trip vs in-process playwright-core, median of ${o.iterations}): raw fill ${o.raw.fill} / click ${o.raw.click} ms; ` +
-        `SwiftBrowse diff:false fill ${o.noDiff.fill} / click ${o.noDiff.click} ms (overhead ${o.overheadNoDiffMs} ms); the same with LOG_FRAMES=false fill ${o.noDiffNoFrames.fill} / click ${o.noDiffNoFrames.click} ms (overhead ${o.overheadNoFramesMs} ms); with diff fill ${o.withDiff.fill} / click ${o.withDiff.click} ms (overhead ${o.overheadWithDiffMs} ms; the diff costs ${o.diffCostMs} ms/op)`,
+      `Per op against raw playwright-core doing the same input (fill = pressSequentially), interleaved, ${o.iterations} rounds: wall ms (median, MCP stdio round trip) and CPU ms (mean; server + browser, raw: playwright-core's process + browser), ratio to raw in brackets`,
     );
-    if (o.baseline)
-      out.push(
-        `Baseline build (${o.baseline.main}), diff:false, interleaved: fill ${o.baseline.fill} / click ${o.baseline.click} ms (overhead ${o.baseline.overheadMs} ms)`,
-      );
+    out.push(
+      table(
+        [
+          'way',
+          ...OVERHEAD_OPS.map((op) => `${op} ms`),
+          'all',
+          ...OVERHEAD_OPS.map((op) => `${op} cpu`),
+          'all cpu',
+        ],
+        Object.entries(o.ways).map(([way, f]) => {
+          const r = o.ratios[way];
+          const cell = (v: number, x?: number) => (x === undefined ? `${v}` : `${v} (${x}×)`);
+          return [
+            label[way] ?? way,
+            ...OVERHEAD_OPS.map((op) => cell(f.ms[op], r?.ms[op])),
+            r ? `${r.ms.all}×` : '',
+            ...OVERHEAD_OPS.map((op) => cell(f.cpuMs[op], r?.cpu[op])),
+            r ? `${r.cpu.all}×` : '',
+          ];
+        }),
+      ),
+    );
+    out.push(
+      `The diff's own share of an op's wall time, the four ops together: ${Math.round(o.diffShare * 100)}%`,
+    );
     if (o.phases) {
       out.push(
         "Where the time goes (SwiftBrowse, median ms; outside = round trip − the op's own duration: MCP stdio both ways and the wait before the op starts):",

@@ -50,7 +50,12 @@ export const press = defineOp({
     const keys = parseChord(args.key);
     const tab = await ctx.tab();
     const el = args.target
-      ? await actionableElement(tab, ctx.elements, args.target, { enabled: true, hitTest: false })
+      ? // Keys go to the focused element, not to a point: its box need not hold still.
+        await actionableElement(tab, ctx.elements, args.target, {
+          enabled: true,
+          hitTest: false,
+          stable: false,
+        })
       : undefined;
     if (el) await callPage(tab, el.frame, 'focusElement', el.handle);
     if (keys[keys.length - 1] === 'Enter' && needsApproval(ctx, args.approved)) {

@@ -22,14 +22,19 @@ export async function locateActionable(
         : undefined
       : matches[request.nth];
   if (located.error || !pick) return { located };
-  const verdict = await probe(pick.handle, request.probe);
+  const control = request.control ? controlInfo(pick.handle) : undefined;
+  // Text typed into a field focused by script needs no point: its box need not hold still.
+  const typing =
+    request.typing && (control?.kind === 'text' || control?.kind === 'contenteditable');
+  const verdict = await probe(
+    pick.handle,
+    typing ? { ...request.probe, stable: false } : request.probe,
+  );
   if (!verdict.ok) return { located, verdict };
   const answer: ActAnswer = { located, verdict };
   if (request.intent) answer.intent = intentTexts(pick.handle);
   if (request.popup) answer.popup = opensNewTab(pick.handle);
-  if (request.control) answer.control = controlInfo(pick.handle);
-  const kind = answer.control?.kind;
-  if (request.typing && (kind === 'text' || kind === 'contenteditable'))
-    answer.focused = focusForTyping(pick.handle);
+  if (control) answer.control = control;
+  if (typing) answer.focused = focusForTyping(pick.handle);
   return answer;
 }

@@ -173,6 +173,7 @@ export async function probe(handle: number, options: ProbeOptions): Promise<Acti
   if (!early.ok && early.blocker !== 'offscreen') return early;
   if (early.blocker === 'offscreen' || (early.point && clipperOf(el, early.point)))
     bringIntoView(el);
+  if (options.stable === false) return verdict(el, options);
   let time = await nextFrame();
   const before = boxOf(el);
   // Under load a frame can come with no animation time passed since the last: it proves nothing.

@@ -85,6 +85,11 @@ export interface ProbeOptions {
   hitTest: boolean;
   /** Require an editable control (fill). */
   editable?: boolean;
+  /**
+   * Wait for the box to hold still over two frames (default). Off for input that needs no point:
+   * keys into a focused element, text typed into a field focused by script.
+   */
+  stable?: boolean;
 }
 
 /** What an action activates, for the approval check: a click on the element, or Enter in it. */
