@@ -238,6 +238,11 @@ export type InterruptOutcome = 'answering' | 'rendering' | 'stopped' | 'stuck';
 
 /** How long `interrupt()` lets the page answer a trivial script before calling it stuck. */
 export const PROBE_WAIT_MS = 300;
+/**
+ * What an interrupt keeps of its wait, after the questions' due time, for sending the stop itself.
+ * A stop not sent by then is not sent: the caller has answered that nothing was stopped.
+ */
+export const STOP_MS = 300;
 
 export interface BrowserTab {
   readonly id: string;

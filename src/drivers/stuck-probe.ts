@@ -118,3 +118,19 @@ export function layoutVerdict(
   const kept = streak?.tab === tab ? streak : { tab, since: now };
   return { streak: kept, stuck: limitMs > 0 && now - kept.since >= limitMs };
 }
+
+/**
+ * A page whose questions (the probe, the browser's own round trip, the stop) all went unanswered
+ * within the interrupt's wait. On a machine that is not saturated it is stuck and its tab is
+ * replaced. On a saturated one that says nothing of the page (a starved load reads the same, and
+ * replacing it lost the page: 16 sessions' first goto at load 14 reopened blank), so it is
+ * waited for once: stuck only when the same tab goes unanswered again at a later deadline with no
+ * op answered in time between. `last` is the tab the previous deadline left unanswered.
+ */
+export function unansweredVerdict(
+  last: string | undefined,
+  tab: string,
+  saturated: boolean,
+): 'stuck' | 'wait' {
+  return !saturated || last === tab ? 'stuck' : 'wait';
+}

@@ -2,6 +2,7 @@ import { OpError } from '../core/errors.js';
 import { scrub } from '../core/redact.js';
 import { compactResult, timingSince, type ActionResult, type Check } from '../core/result.js';
 import { within } from '../core/within.js';
+import { machineLoad, saturation } from '../core/machine-load.js';
 import type { Condition } from '../core/condition.js';
 import type { Session } from '../sessions/session.js';
 import type { ResultBuilder } from './pipeline/result-builder.js';
@@ -153,7 +154,7 @@ export function bounded(
     // A page that keeps loading (a server not answering or not finishing, a reload loop, a layout
     // of a huge document) never lets a read finish.
     const loading =
-      found === 'rendering' ||
+      !!heldBy(found) ||
       !!activity?.awaitingServer ||
       (activity?.requestsInFlight ?? 0) > 0 ||
       (activity?.navigationsSent ?? 0) - navigationsBefore >= LOOPING_NAVIGATIONS;
@@ -166,8 +167,8 @@ export function bounded(
       // spinning: what the page did at the deadline no longer says why the op has not answered.
       found = await ask(REASK_MS);
     }
-    const rendering = found === 'rendering';
-    const interruption = found === 'rendering' ? undefined : found;
+    const held = heldBy(found);
+    const interruption = found === 'rendering' || found === 'starved' ? undefined : found;
     const floor = interruption ? AFTER_INTERRUPT_MS : 0;
     const result = await within(
       watched,
@@ -180,7 +181,7 @@ export function bounded(
     // being replaced fails them when its replacement comes.
     if (interruption && !session.replacingTab) rt.sessions.abandonBrowser(session);
     interrupted = !!interruption;
-    return lateAnswer(rt, request, clock, interruption, rendering);
+    return lateAnswer(rt, request, clock, interruption, held);
   })();
   const done = answer
     .then(() => within(work, interrupted ? HOLD_MS : LATE_HOLD_MS, undefined))
@@ -189,10 +190,16 @@ export function bounded(
   return { answer, done };
 }
 
+/** Laying out, or unanswered on a starved machine: nothing was stopped, and no grace helps. */
+function heldBy(found: Interruption | 'rendering' | 'starved' | undefined) {
+  return found === 'rendering' || found === 'starved' ? found : undefined;
+}
+
 /** The op's own answer, with what freeing the session did to it when something did. */
 function reported(rt: DeadlineContext, session: Session, result: ActionResult): ActionResult {
-  // The page answered: a layout seen at an earlier deadline has ended.
+  // The page answered: a layout or a silence seen at an earlier deadline has ended.
   session.layingOut = undefined;
+  session.unanswered = undefined;
   const interruption = rt.sessions.takeInterruption(session);
   if (!interruption) return result;
   const notes = [...(result.notes ?? [])];
@@ -210,7 +217,7 @@ function lateAnswer(
   request: { op: string; args: unknown; session: Session; run?: RunRef },
   clock: { started: number; openingBefore: number; timeoutMs: number; progress: OpProgress },
   interruption?: Interruption,
-  rendering = false,
+  held?: 'rendering' | 'starved',
 ): ActionResult {
   const { session } = request;
   const { started, openingBefore, timeoutMs, progress } = clock;
@@ -219,9 +226,11 @@ function lateAnswer(
   const waiting = tab?.activity().awaitingServer;
   const why = waiting
     ? `: the page is still loading ${waiting} (its server has not answered yet)`
-    : rendering && tab
+    : held === 'rendering' && tab
       ? `: the page ${tab.url()} is still rendering (laying out a large document, not running a script, so nothing was stopped)`
-      : '';
+      : held === 'starved' && tab
+        ? `: neither the page ${tab.url()} nor the browser answered in time, and ${saturation(machineLoad()) ?? 'the machine is saturated'}, so the page may only be starved of CPU: nothing was stopped or closed. If it still does not answer at the next op's deadline, its tab is reopened on the last URL`
+        : '';
   const page =
     tab && !tab.isClosed() ? { url: tab.url(), title: tab.knownTitle(), tab: tab.id } : undefined;
   const timing = timingSince(

@@ -15,13 +15,14 @@ import {
 } from '../core/url-policy.js';
 import { within } from '../core/within.js';
 import { machineLoad, saturation } from '../core/machine-load.js';
-import { layoutVerdict } from '../drivers/stuck-probe.js';
-import type {
-  BrowserLoss,
-  BrowserSession,
-  BrowserTab,
-  Driver,
-  OpenOptions,
+import { layoutVerdict, unansweredVerdict } from '../drivers/stuck-probe.js';
+import {
+  STOP_MS,
+  type BrowserLoss,
+  type BrowserSession,
+  type BrowserTab,
+  type Driver,
+  type OpenOptions,
 } from '../drivers/driver.js';
 import { keptFilesDir, sessionFilesDir } from '../files/file-store.js';
 import { endedRecord, openedRecord, type EndedBy } from './browser-record.js';
@@ -50,9 +51,6 @@ const crashReported = new WeakSet<BrowserTab>();
 
 /** How long ending a browser may take before the session lets go of it (a hung Grid node). */
 const CLOSE_WAIT_MS = 5000;
-
-/** What an interrupt keeps of its wait for sending the stop itself, once the page is asked. */
-const STOP_MS = 300;
 
 /**
  * How long a stuck tab's replacement may go on after its op answered (a busy Grid opening the new
@@ -421,14 +419,15 @@ export class SessionManager {
    * tab is closed and a new one opens on the last page an op finished on. Undefined when the page
    * answers (nothing is stuck: a slow promise, a server still sending the page); 'rendering' when
    * it is laying out a large document, which nothing can stop or shorten, until it has been so at
-   * every deadline for LAYOUT_LIMIT: then it is taken for stuck and its tab replaced.
+   * every deadline for LAYOUT_LIMIT: then it is taken for stuck and its tab replaced. 'starved'
+   * when nothing answered on a saturated machine, the first time (unansweredVerdict).
    */
   async interrupt(
     session: Session,
     op: string,
     timeoutMs: number,
     waitMs: number,
-  ): Promise<Interruption | 'rendering' | undefined> {
+  ): Promise<Interruption | 'rendering' | 'starved' | undefined> {
     const browser = session.browser;
     const tab = session.activeTab();
     if (!browser || browser.isClosed() || !tab || tab.isClosed() || tab.crashed()) return undefined;
@@ -440,7 +439,13 @@ export class SessionManager {
       ? `${op} did not finish within its timeout of ${timeoutMs} ms: the page ${url} did not answer in time, and ${starved}, so it may have been starved of CPU rather than held by an endless script; it was taken for stuck`
       : `${op} did not finish within its timeout of ${timeoutMs} ms: a script in the page ${url} kept running (an endless loop, a handler that never returns, or a regex that does not end)`;
     // The page's questions end early enough for a stop to be sent within the wait.
-    const outcome = await within(tab.interrupt(until - STOP_MS), waitMs, 'stuck' as const);
+    const outcome = await within(tab.interrupt(until - STOP_MS), waitMs, 'unanswered' as const);
+    const silent =
+      outcome === 'unanswered'
+        ? unansweredVerdict(session.unanswered, tab.id, !!starved)
+        : undefined;
+    session.unanswered = silent === 'wait' ? tab.id : undefined;
+    if (silent === 'wait') return 'starved';
     const layout =
       outcome === 'rendering'
         ? layoutVerdict(session.layingOut, tab.id, Date.now(), this.config.layoutLimit)

@@ -48,6 +48,8 @@ export class Session {
   replacingTab?: Promise<void>;
   /** Since when the active tab has been found laying out at every op's deadline (LAYOUT_LIMIT). */
   layingOut?: LayoutStreak;
+  /** The tab the last deadline could not question on a saturated machine (unansweredVerdict). */
+  unanswered?: string;
   /** What this caller has been shown; cleared with the browser. */
   reading = new ReadingMemory();
   /** Values typed from secrets in this session, scrubbed from all it emits; memory only. */

@@ -33,9 +33,10 @@ const SPIN_LOAD = `<!doctype html><title>Spin on load</title><h1>Spinning</h1>
 <script>for (;;) {}</script>`;
 // Rows laid out only once shown: the click's handler returns at once, the layout takes seconds
 // (60,000 rows took 4.3 s here and finished within a 2.5 s click under no load; 100,000 against 2 s).
-const ROWS = `<!doctype html><title>Rows</title><h1>Rows</h1>
+const rowsPage = (count: number) => `<!doctype html><title>Rows</title><h1>Rows</h1>
 <button onclick="document.getElementById('rows').hidden = false">Show</button>
-<div id="rows" hidden>${'<div class="row"><span>Row</span> <b>cell</b> <i>more</i></div>'.repeat(100_000)}</div>`;
+<div id="rows" hidden>${'<div class="row"><span>Row</span> <b>cell</b> <i>more</i></div>'.repeat(count)}</div>`;
+const ROWS = rowsPage(100_000);
 const XS = `<!doctype html><title>Xs</title><p>${'x'.repeat(40)}</p>`;
 
 function serve(): {
@@ -193,20 +194,23 @@ describe('hard time bounds', () => {
       // The product waits 30 s; here the second deadline that finds the page laying out is past it.
       const short = await startHarness({ layoutLimit: '1s' });
       try {
-        short.server.setContent('/tb/rows.html', ROWS);
+        short.server.setContent('/tb/many-rows.html', rowsPage(150_000));
         const s = 'endless-layout';
-        const url = `${short.server.PREFIX}/tb/rows.html`;
+        const url = `${short.server.PREFIX}/tb/many-rows.html`;
         assert.equal((await short.op('goto', { url, timeout: 20_000 }, s)).body.ok, true);
         // Reading the height lays the rows out at once, inside the script: no script step to stop.
-        const show = "document.getElementById('rows').hidden = false; document.body.offsetHeight";
-        const first = await short.op('evaluate', { script: show, timeout: 1000 }, s);
+        // Each op lays them out anew (shown, then narrowed), so each deadline meets a layout of
+        // seconds however fast the machine: a page that keeps laying itself out.
+        const layOut = (width: string) =>
+          `const rows = document.getElementById('rows'); rows.hidden = false; rows.style.width = '${width}'; document.body.offsetHeight`;
+        const first = await short.op('evaluate', { script: layOut('900px'), timeout: 1000 }, s);
         assert.match(
           first.body.error?.message ?? '',
           /still rendering/,
           JSON.stringify(first.body),
         );
         const started = Date.now();
-        const second = await short.op('evaluate', { script: '1', timeout: 1000 }, s);
+        const second = await short.op('evaluate', { script: layOut('600px'), timeout: 1000 }, s);
         const ms = Date.now() - started;
         assert.equal(second.body.error?.kind, 'timeout', JSON.stringify(second.body));
         assert.match(

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { saturation } from '../../src/core/machine-load.js';
 import { AwaitingServerError } from '../../src/drivers/driver.js';
-import { layoutVerdict, pageState } from '../../src/drivers/stuck-probe.js';
+import { layoutVerdict, pageState, unansweredVerdict } from '../../src/drivers/stuck-probe.js';
 import { TabRecord } from '../../src/drivers/tab-record.js';
 import {
   SETTLE_RULES,
@@ -731,6 +731,23 @@ describe('the deadline: a page found laying out op after op', () => {
 
   test('a limit of 0 waits for a layout for ever', () => {
     assert.equal(layoutVerdict({ tab: 't', since: 0 }, 't', 10 * 60_000, 0).stuck, false);
+  });
+});
+
+describe('the deadline: a page and browser that answer no question in time', () => {
+  test('on a machine with CPU to spare the page is stuck: its tab is replaced', () => {
+    assert.equal(unansweredVerdict(undefined, 'tab-1', false), 'stuck');
+  });
+
+  test('on a saturated machine the first such deadline waits: a starved load reads the same', () => {
+    // 16 sessions' first goto at load 14: the tab was replaced, the page reopened blank, and each
+    // session's 20 later ops met about:blank.
+    assert.equal(unansweredVerdict(undefined, 'tab-1', true), 'wait');
+  });
+
+  test('unanswered again at a later deadline of the same tab, it is stuck', () => {
+    assert.equal(unansweredVerdict('tab-1', 'tab-1', true), 'stuck');
+    assert.equal(unansweredVerdict('tab-1', 'tab-2', true), 'wait');
   });
 });
 

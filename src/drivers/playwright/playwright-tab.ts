@@ -16,6 +16,7 @@ import {
   TITLE_WAIT_MS,
   frameScale,
   navigationTimeout,
+  STOP_MS,
   type BrowserTab,
   type InterruptOutcome,
   type ConsoleEntry,
@@ -567,10 +568,14 @@ export class PlaywrightTab implements BrowserTab {
             due,
           });
           if (state !== 'script') return state;
+          // Too late: the caller has answered that nothing was stopped (a starved machine).
+          if (due !== undefined && Date.now() > due + STOP_MS) return 'answering' as const;
           // Stops the script running now: the calls waiting on it fail, the page answers again.
+          // Its acknowledgement is waited for until the caller's time, where the caller stops.
+          const ackMs = due === undefined ? 1000 : Math.max(due + STOP_MS - Date.now(), 50);
           await within(
             (await session()).send('Runtime.terminateExecution').catch(() => undefined),
-            1000,
+            ackMs,
             undefined,
           );
           return 'stopped' as const;
