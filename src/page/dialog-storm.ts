@@ -14,15 +14,18 @@ export function quietDialogStorms(): void {
   const now = Date.now.bind(Date);
   let opened: number[] = [];
   let last = -Infinity;
+  let quiet = false;
   for (const name of Object.keys(QUIET) as (keyof typeof QUIET)[]) {
     const own = window[name] as (...args: unknown[]) => unknown;
     if (typeof own !== 'function') continue;
     window[name] = function (this: unknown, ...args: unknown[]) {
       const at = now();
-      const storming = opened.length > STORM_DIALOGS && at - last < STORM_WINDOW_MS;
+      // A pause that long ends the storm: the page's dialogs are its own again.
+      if (at - last >= STORM_WINDOW_MS) quiet = false;
       last = at;
-      if (storming) return QUIET[name];
+      if (quiet) return QUIET[name];
       opened = [...opened.filter((t) => at - t < STORM_WINDOW_MS), at];
+      quiet = opened.length > STORM_DIALOGS;
       return own.apply(this, args);
     } as never;
   }
