@@ -434,16 +434,14 @@ async function hostilePages(
     {
       name: 'a layout that outlasts LAYOUT_LIMIT',
       url: `${b}/rel/rows.html`,
-      steps: [
-        [
-          'evaluate',
-          {
-            script: "document.getElementById('rows').hidden = false; document.body.offsetHeight",
-            timeout: 1000,
-          },
-        ],
-        ['evaluate', { script: '1 + 1', timeout: 1000 }],
-      ],
+      // Each op lays the rows out anew (shown, then narrowed): a page that keeps laying out.
+      steps: ['900px', '600px'].map((width) => [
+        'evaluate',
+        {
+          script: `const rows = document.getElementById('rows'); rows.hidden = false; rows.style.width = '${width}'; document.body.offsetHeight`,
+          timeout: 1000,
+        },
+      ]),
       budget: 1000,
     },
     {

@@ -130,12 +130,12 @@ export function serveHostile(server: FixtureServer): Hostile {
     html('Alert loop', `<p>Loop</p><script>for (let i = 0; i < 100000; i++) alert(i);</script>`),
   );
   server.setContent('/rel/xs.html', html('Xs', `<p>${'x'.repeat(40)}</p>`));
-  // Shown, 100,000 rows take seconds to lay out (4 s for 60,000 on an idle 2-core machine).
+  // Shown, 150,000 rows take seconds to lay out, each time their width changes.
   server.setContent(
     '/rel/rows.html',
     html(
       'Rows',
-      `<div id="rows" hidden>${'<div class="row"><span>Row</span> <b>cell</b> <i>more</i></div>'.repeat(100_000)}</div>`,
+      `<div id="rows" hidden>${'<div class="row"><span>Row</span> <b>cell</b> <i>more</i></div>'.repeat(150_000)}</div>`,
     ),
   );
   server.setContent(
