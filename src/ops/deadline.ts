@@ -154,7 +154,7 @@ export function bounded(
     // A page that keeps loading (a server not answering or not finishing, a reload loop, a layout
     // of a huge document) never lets a read finish.
     const loading =
-      !!heldBy(found) ||
+      isHeld(found) ||
       !!activity?.awaitingServer ||
       (activity?.requestsInFlight ?? 0) > 0 ||
       (activity?.navigationsSent ?? 0) - navigationsBefore >= LOOPING_NAVIGATIONS;
@@ -167,8 +167,8 @@ export function bounded(
       // spinning: what the page did at the deadline no longer says why the op has not answered.
       found = await ask(REASK_MS);
     }
-    const held = heldBy(found);
-    const interruption = found === 'rendering' || found === 'starved' ? undefined : found;
+    const held = isHeld(found) ? found : undefined;
+    const interruption = isHeld(found) ? undefined : found;
     const floor = interruption ? AFTER_INTERRUPT_MS : 0;
     const result = await within(
       watched,
@@ -191,8 +191,10 @@ export function bounded(
 }
 
 /** Laying out, or unanswered on a starved machine: nothing was stopped, and no grace helps. */
-function heldBy(found: Interruption | 'rendering' | 'starved' | undefined) {
-  return found === 'rendering' || found === 'starved' ? found : undefined;
+function isHeld(
+  found: Interruption | 'rendering' | 'starved' | undefined,
+): found is 'rendering' | 'starved' {
+  return found === 'rendering' || found === 'starved';
 }
 
 /** The op's own answer, with what freeing the session did to it when something did. */

@@ -81,8 +81,8 @@ export class ReadingMemory {
 
   /** The fingerprint an address was read with on this tab's current document. */
   printOf(tabId: string, documentId: string, address: string): string | undefined {
-    const book = this.refs.get(tabId);
-    return book && book.documentId === documentId ? book.prints.get(address) : undefined;
+    const shown = this.shownRef(tabId, address);
+    return shown?.documentId === documentId ? shown.print : undefined;
   }
 
   /** The page a string was first shown on, if it was. */
