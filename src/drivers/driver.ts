@@ -231,10 +231,11 @@ export const TITLE_WAIT_MS = 1000;
 /**
  * What `interrupt()` found on a page that ran past an op's time: it answers (nothing stuck: a
  * slow promise, a navigation waiting for its server), it is still laying out a large document
- * (nothing to stop), its stuck script was stopped (the page and its state stay), or it is stuck
- * and the backend cannot stop it (the tab has to go).
+ * (nothing to stop), its stuck script was stopped (the page and its state stay), it is stuck
+ * and the backend cannot stop it (the tab has to go), or neither the page nor its browser answered
+ * (nothing is known: a starved machine reads so).
  */
-export type InterruptOutcome = 'answering' | 'rendering' | 'stopped' | 'stuck';
+export type InterruptOutcome = 'answering' | 'rendering' | 'stopped' | 'stuck' | 'unanswered';
 
 /** How long `interrupt()` lets the page answer a trivial script before calling it stuck. */
 export const PROBE_WAIT_MS = 300;

@@ -25,9 +25,10 @@ const FREED_MS = 100;
 /**
  * What a page that ran past an op's time is doing: it answers (a slow promise, nothing stuck), it
  * runs a script that holds it (stop it), or it is laying out or painting a large document, which
- * no stop can shorten and stopping would only arm against the page's next script.
+ * no stop can shorten and stopping would only arm against the page's next script. 'unanswered':
+ * the browser itself did not answer either, so nothing is known of the page (a starved machine).
  */
-export type PageState = 'answering' | 'script' | 'rendering';
+export type PageState = 'answering' | 'script' | 'rendering' | 'unanswered';
 
 export interface PageQuestions {
   /** A trivial script in the page: it answers unless the page's thread is held. */
@@ -51,7 +52,8 @@ export interface PageQuestions {
 /**
  * Whether the page answers, and if not, why. A page counts as held only when `ping` comes back
  * and the page still has not answered `probe` within LINK_FACTOR times that round trip (never less
- * than PROBE_WAIT_MS): a slow link is not a stuck page. A held page that answers `inScript` within
+ * than PROBE_WAIT_MS): a slow link is not a stuck page, and a browser that does not answer `ping`
+ * in the window says nothing of its page. A held page that answers `inScript` within
  * the same window (bounded by `due`) is running script; one that does not is rendering.
  */
 export async function pageState(questions: PageQuestions): Promise<PageState> {
@@ -72,8 +74,9 @@ export async function pageState(questions: PageQuestions): Promise<PageState> {
       () => Date.now() - started,
     ),
     pingMs,
-    pingMs,
+    undefined,
   );
+  if (linkMs === undefined) return (await within(answered, 0, false)) ? 'answering' : 'unanswered';
   const waitMs = Math.min(Math.max(PROBE_WAIT_MS, linkMs * LINK_FACTOR), PROBE_LIMIT_MS);
   const probeEnds = Math.min(started + waitMs, latest);
   if (await within(answered, probeEnds - Date.now(), false)) return 'answering';

@@ -438,7 +438,8 @@ export class SessionManager {
     const ran = starved
       ? `${op} did not finish within its timeout of ${timeoutMs} ms: the page ${url} did not answer in time, and ${starved}, so it may have been starved of CPU rather than held by an endless script; it was taken for stuck`
       : `${op} did not finish within its timeout of ${timeoutMs} ms: a script in the page ${url} kept running (an endless loop, a handler that never returns, or a regex that does not end)`;
-    // The page's questions end early enough for a stop to be sent within the wait.
+    // The page's questions end early enough for a stop to be sent within the wait; a tab that
+    // overruns it learned nothing in time, as one whose browser did not answer.
     const outcome = await within(tab.interrupt(until - STOP_MS), waitMs, 'unanswered' as const);
     const silent =
       outcome === 'unanswered'

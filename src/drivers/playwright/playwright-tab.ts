@@ -557,35 +557,33 @@ export class PlaywrightTab implements BrowserTab {
         let own: Promise<CDPSession> | undefined;
         const session = () =>
           frame === main ? browserSession() : (own ??= this.page.context().newCDPSession(frame));
-        try {
-          const state = await pageState({
-            probe: () => frame.evaluate('1'),
-            // The browser process answers this without the page's renderer.
-            ping: async () => (await browserSession()).send('Browser.getVersion'),
-            busy: this.dialogs.raisedRecently() ? undefined : this.record.oldestCall(),
-            // Chromium answers this between two steps of a running script, not during layout.
-            inScript: async () => (await session()).send('Performance.getMetrics'),
-            due,
-          });
-          if (state !== 'script') return state;
-          // Too late: the caller has answered that nothing was stopped (a starved machine).
-          if (due !== undefined && Date.now() > due + STOP_MS) return 'answering' as const;
-          // Stops the script running now: the calls waiting on it fail, the page answers again.
-          // Its acknowledgement is waited for until the caller's time, where the caller stops.
-          const ackMs = due === undefined ? 1000 : Math.max(due + STOP_MS - Date.now(), 50);
-          await within(
-            (await session()).send('Runtime.terminateExecution').catch(() => undefined),
-            ackMs,
-            undefined,
-          );
+        const state = await pageState({
+          probe: () => frame.evaluate('1'),
+          // The browser process answers this without the page's renderer.
+          ping: async () => (await browserSession()).send('Browser.getVersion'),
+          busy: this.dialogs.raisedRecently() ? undefined : this.record.oldestCall(),
+          // Chromium answers this between two steps of a running script, not during layout.
+          inScript: async () => (await session()).send('Performance.getMetrics'),
+          due,
+        });
+        const stopBy = due === undefined ? Infinity : due + STOP_MS;
+        // Too late: the caller has answered that nothing was stopped (a starved machine).
+        const cdp =
+          state === 'script' ? await within(session(), stopBy - Date.now(), undefined) : undefined;
+        if (cdp && Date.now() <= stopBy) {
+          // Stops the script running now: the calls waiting on it fail and the page answers
+          // again. Sent is what the caller needs to know; the op's own wait covers it taking hold.
+          const stopped = cdp.send('Runtime.terminateExecution').catch(() => undefined);
+          if (own) void stopped.then(() => cdp.detach()).catch(() => undefined);
           return 'stopped' as const;
-        } finally {
-          void own?.then((cdp) => cdp.detach()).catch(() => undefined);
         }
+        void own?.then((cdp) => cdp.detach()).catch(() => undefined);
+        return state === 'script' ? ('answering' as const) : state;
       }),
     );
     if (states.includes('stopped')) return 'stopped';
-    return states.includes('rendering') ? 'rendering' : 'answering';
+    if (states.includes('rendering')) return 'rendering';
+    return states.includes('unanswered') ? 'unanswered' : 'answering';
   }
 
   async bringToFront(): Promise<void> {
