@@ -96,6 +96,8 @@ export interface DismissedDialogs {
 /** Counters a settle wait reads before and after an action. */
 export interface TabActivity {
   requestsStarted: number;
+  /** Of those, the ones that are not a main-frame navigation (a script, an image, a fetch). */
+  resourcesStarted: number;
   requestsInFlight: number;
   /** Main-frame navigations committed or started. */
   navigations: number;

@@ -36,6 +36,7 @@ export class TabRecord<K> {
   lastSent?: string;
   lastSentAt = 0;
   private requestSeq = 0;
+  private resources = 0;
   private readonly inFlight = new Map<K, number>();
   /** URLs that turned into downloads: the browser aborts their navigation, the page stays. */
   private readonly downloadUrls = new Set<string>();
@@ -48,8 +49,10 @@ export class TabRecord<K> {
   private probed?: string;
   private answers?: string;
 
-  requestStarted(key: K): void {
+  /** `navigation`: the main frame's own document (or a redirect of it), not one of its resources. */
+  requestStarted(key: K, navigation = false): void {
     this.inFlight.set(key, ++this.requestSeq);
+    if (!navigation) this.resources++;
   }
 
   /** Answered is settled: a body nobody reads, or a stream, must not hold a settle open. */
@@ -156,6 +159,7 @@ export class TabRecord<K> {
     for (const seq of this.inFlight.values()) if (seq > since) inFlight++;
     return {
       requestsStarted: this.requestSeq,
+      resourcesStarted: this.resources,
       requestsInFlight: inFlight,
       navigations: this.navigations,
       lastNavigation: this.lastNavigation,

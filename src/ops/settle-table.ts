@@ -26,6 +26,8 @@ export interface SettleObservation {
   /** What the driver heard since the action's baseline. */
   driver: {
     requestsStarted: number;
+    /** Of those, the ones that are not a main-frame navigation: a script, an image, a fetch. */
+    resourcesStarted: number;
     /** Requests started since the baseline and not answered (headers in) yet. */
     requestsInFlight: number;
     /** Main-frame navigations the driver saw commit or start. */
@@ -84,6 +86,8 @@ export type SettleRule =
   | 'dialog_opened'
   | 'no_navigation_api_grace'
   | 'nothing_started'
+  | 'document_at_rest'
+  | 'rendered_at_once'
   | 'quiet'
   | 'deadline'
   | 'awaiting_server'
@@ -113,9 +117,41 @@ export function decide(o: SettleObservation, rules: SettleRules): SettleDecision
   if (o.dialogPending) return stop('dialog_opened');
   if (o.look === 'first' && page && page.navigations === undefined && o.elapsedMs < rules.graceMs)
     return { kind: 'wait', ms: rules.graceMs - o.elapsedMs, rule: 'no_navigation_api_grace', seen };
-  const deferred = (page?.timersPending ?? 0) > 0 && o.elapsedMs < rules.deferredMs;
-  if (page && !navigated && !network && page.mutations === 0 && !deferred)
+  // A new document's short timers are its load's, not the action's: they hold only the row below.
+  const newDocument = !!page && page.documentId !== o.documentBefore;
+  const deferred = !newDocument && (page?.timersPending ?? 0) > 0 && o.elapsedMs < rules.deferredMs;
+  if (page && !navigated && !network && page.mutations === 0 && !deferred && !page.framesPending)
     return stop('nothing_started');
+  // The action rendered in its own handler (a counter, a toggled class) and changed nothing through
+  // the next frame, with no frame or short timer of its own to come: a render spread over frames
+  // changes something in that frame or has one pending. Without this it waited out domOnlyQuietMs.
+  if (
+    page?.quietThroughFrame &&
+    o.look === 'first' &&
+    !navigated &&
+    !network &&
+    page.framesPending === 0 &&
+    !deferred
+  )
+    return stop('rendered_at_once');
+  // The action's new document, parsed, has changed nothing since its DOMContentLoaded, started no
+  // request, navigation or short timer of its own, and loaded no resource: nothing is on its way.
+  // The page counts its load from document start (page/activity.ts), so a render it deferred to a
+  // timer, a fetch or a script still arriving keeps it out of this row and in the quiet window.
+  if (
+    page &&
+    newDocument &&
+    !page.parsing &&
+    page.mutations === 0 &&
+    page.requests === 0 &&
+    page.timersPending === 0 &&
+    page.framesPending === 0 &&
+    (page.navigations ?? 0) === 0 &&
+    o.driver.resourcesStarted === 0 &&
+    o.driver.requestsInFlight === 0 &&
+    !o.driver.awaitingServer
+  )
+    return stop('document_at_rest');
 
   const quietMs = seen.loaded ? rules.quietMs : rules.domOnlyQuietMs;
   // Until the driver hears a navigation the page reported start, the old document reads as quiet.

@@ -19,6 +19,7 @@ export interface Baseline {
   /** DOM mutations since the previous action's mark; null when the page could not be read. */
   mutations: number | null;
   requestSeq: number;
+  resourceSeq: number;
   navigations: number;
   navigationsSent: number;
   lastNavigation?: unknown;
@@ -34,6 +35,7 @@ export async function baseline(tab: BrowserTab): Promise<Baseline> {
     documentId: point?.documentId ?? null,
     mutations: point?.mutations ?? null,
     requestSeq: a.requestsStarted,
+    resourceSeq: a.resourcesStarted,
     navigations: a.navigations,
     navigationsSent: a.navigationsSent,
     lastNavigation: a.lastNavigation,
@@ -43,10 +45,13 @@ export async function baseline(tab: BrowserTab): Promise<Baseline> {
 /** The page's count of what it started since the mark, or why it cannot give one. */
 async function pageMark(
   tab: BrowserTab,
-  read: 'activity' | 'activityAfterFrame',
+  look: SettleObservation['look'],
+  documentBefore: string | null,
 ): Promise<PageMark | Unreadable> {
   try {
-    return await callPage(tab, [], read);
+    return look === 'first'
+      ? await callPage(tab, [], 'activityAfterFrame', documentBefore)
+      : await callPage(tab, [], 'activity');
   } catch (e) {
     return { unreadable: e instanceof AwaitingServerError ? 'awaiting_server' : 'failed' };
   }
@@ -68,7 +73,7 @@ async function observe(
   const page: PageMark | Unreadable =
     tabClosed || dialogPending
       ? { unreadable: 'failed' }
-      : await pageMark(tab, look === 'first' ? 'activityAfterFrame' : 'activity');
+      : await pageMark(tab, look, before.documentId);
   const a = tab.activity(before.requestSeq);
   return {
     elapsedMs: Date.now() - started,
@@ -77,6 +82,7 @@ async function observe(
     dialogPending,
     driver: {
       requestsStarted: a.requestsStarted - before.requestSeq,
+      resourcesStarted: a.resourcesStarted - before.resourceSeq,
       requestsInFlight: a.requestsInFlight,
       navigations: a.navigations - before.navigations,
       // Only the action's own: one the driver never heard end must not hold every action after it.

@@ -68,6 +68,8 @@ function watchRequests(): void {
 const DEFERRED_TIMER_MS = 500;
 /** Timers set since the mark and not yet run or cleared, by id. */
 const deferred = new Set<number>();
+/** Animation frames requested since the mark and not yet run or cancelled, by id. */
+const frames = new Set<number>();
 /**
  * The mark the running callback was set under: a timer a poll that began before the mark sets is
  * the poll's, not the action's. Undefined outside timer, interval and frame callbacks.
@@ -112,11 +114,13 @@ function watchTimers(): void {
     setInterval: SetTimer;
     clearTimeout: (id?: number) => void;
     requestAnimationFrame: (run: (t: number) => void) => number;
+    cancelAnimationFrame: (id: number) => void;
   };
   const pageSetTimeout = timers.setTimeout;
   const pageSetInterval = timers.setInterval;
   const pageClearTimeout = timers.clearTimeout;
   const pageRequestAnimationFrame = timers.requestAnimationFrame;
+  const pageCancelAnimationFrame = timers.cancelAnimationFrame;
   timers.setTimeout = function setTimeout(handler, ms, ...args) {
     if (typeof handler !== 'function') return pageSetTimeout.call(window, handler, ms, ...args);
     const setUnder = timerEpoch ?? epoch;
@@ -140,10 +144,18 @@ function watchTimers(): void {
   };
   timers.requestAnimationFrame = function requestAnimationFrame(run) {
     if (typeof run !== 'function') return pageRequestAnimationFrame.call(window, run);
-    return pageRequestAnimationFrame.call(
-      window,
-      underEpoch(run as (...a: unknown[]) => void, timerEpoch ?? epoch),
-    );
+    const setUnder = timerEpoch ?? epoch;
+    const inFrame = underEpoch(run as (...a: unknown[]) => void, setUnder);
+    const id = pageRequestAnimationFrame.call(window, (t: number) => {
+      frames.delete(id);
+      inFrame(t);
+    });
+    if (setUnder === epoch) frames.add(id);
+    return id;
+  };
+  timers.cancelAnimationFrame = function cancelAnimationFrame(id) {
+    frames.delete(id);
+    pageCancelAnimationFrame.call(window, id);
   };
   timers.clearTimeout = function clearTimeout(id) {
     if (id !== undefined) deferred.delete(id);
@@ -153,11 +165,19 @@ function watchTimers(): void {
 
 /**
  * Watching starts as the script installs: at document start where the driver preloads it
- * (page-script.ts), so a timer chain or a request the page began at load belongs to no action.
+ * (page-script.ts). What the page starts as it loads (requests, short timers, navigations) is
+ * counted as the load's own until the first action's mark; its DOM from the end of parsing, so
+ * a settle after a navigation reads a page that rendered nothing since its DOMContentLoaded as at
+ * rest (settle-table.ts 'document_at_rest') rather than waiting out a quiet window.
  */
 export function watchActivity(): void {
   watchRequests();
   watchTimers();
+  watchInput();
+  watchNavigations();
+  if (document.readyState === 'loading')
+    document.addEventListener('DOMContentLoaded', watchDom, { once: true, capture: true });
+  else watchDom();
 }
 
 /** The parts of the Navigation API read here (TypeScript's DOM lib does not declare it yet). */
@@ -209,19 +229,65 @@ function navigatesHere(e: SubmitEvent): boolean {
   return method.toLowerCase() !== 'dialog' && ['', '_self'].includes(target.toLowerCase());
 }
 
-/** Starts (or restarts) counting DOM mutations and requests, to tell when a page has gone quiet. */
-export function mark(): void {
-  mutations = 0;
-  lastMutation = performance.now();
-  epoch++;
-  requestsSinceMark = 0;
-  leaving = [];
-  submits = [];
-  deferred.clear();
-  if (observer) return;
+/**
+ * The action's input as the page saw it since the mark: `seen` once a key, a press or a typed
+ * character reached it; `scrolls` once one may scroll the page (the wheel, a scroll key outside a
+ * field), which the browser does on a later frame, not in the event's handlers.
+ */
+let input = { seen: false, scrolls: false };
+
+/** Keys that scroll the page when pressed outside a field. */
+const SCROLL_KEYS = new Set([
+  ' ',
+  'PageDown',
+  'PageUp',
+  'Home',
+  'End',
+  'ArrowDown',
+  'ArrowUp',
+  'ArrowLeft',
+  'ArrowRight',
+]);
+
+function inField(target: EventTarget | null): boolean {
+  return (
+    target instanceof HTMLInputElement ||
+    target instanceof HTMLTextAreaElement ||
+    target instanceof HTMLSelectElement ||
+    (target instanceof HTMLElement && target.isContentEditable)
+  );
+}
+
+function watchInput(): void {
+  const seen = (e: Event) => {
+    if (e.isTrusted) input.seen = true;
+  };
+  for (const type of ['keydown', 'pointerdown', 'pointerup', 'click', 'input'])
+    window.addEventListener(type, seen, { capture: true, passive: true });
+  window.addEventListener(
+    'keydown',
+    (e) => {
+      if (SCROLL_KEYS.has(e.key) && !inField(e.target)) input.scrolls = true;
+    },
+    { capture: true, passive: true },
+  );
+  window.addEventListener('wheel', () => (input.scrolls = true), { capture: true, passive: true });
+}
+
+let watchingNavigations = false;
+
+function watchNavigations(): void {
+  if (watchingNavigations) return;
+  watchingNavigations = true;
   navigationApi?.addEventListener('navigate', (e) => onNavigate(e));
   navigationApi?.addEventListener('currententrychange', onEntryChange);
   window.addEventListener('submit', (e) => submits.push(e as SubmitEvent), true);
+}
+
+/** Counts DOM mutations from now; the parser's own are the document arriving, not a render. */
+function watchDom(): void {
+  if (observer) return;
+  lastMutation = performance.now();
   observer = new MutationObserver((records) => {
     mutations += records.length;
     lastMutation = performance.now();
@@ -234,8 +300,24 @@ export function mark(): void {
   });
 }
 
+/** Starts (or restarts) counting DOM mutations and requests, to tell when a page has gone quiet. */
+export function mark(): void {
+  mutations = 0;
+  lastMutation = performance.now();
+  epoch++;
+  requestsSinceMark = 0;
+  leaving = [];
+  submits = [];
+  deferred.clear();
+  frames.clear();
+  input = { seen: false, scrolls: false };
+  watchNavigations();
+  watchDom();
+}
+
 export function activity(): ActivityMark {
-  if (!observer) mark();
+  // Read before its end of parsing (a body still arriving): the DOM counts from here.
+  watchDom();
   let requestsOpen = 0;
   for (const started of unanswered.values()) if (started === epoch) requestsOpen++;
   return {
@@ -244,6 +326,7 @@ export function activity(): ActivityMark {
     requests: requestsSinceMark,
     requestsOpen,
     timersPending: deferred.size,
+    framesPending: frames.size,
     // A submission counts until its own navigate event does: the larger of the two. A cancel is
     // read now, once every listener of the event has run.
     navigations: navigationApi
@@ -263,14 +346,37 @@ const FRAME_WAIT_LIMIT_MS = 30;
 /**
  * Activity once what an action's handler deferred has run: its next animation frame, then a
  * task after it (a zero-delay timer, a scheduler's message). A handler that started nothing then
- * reads as quiet at once, where a fixed grace would cost every action its whole length.
+ * reads as quiet at once, where a fixed grace would cost every action its whole length; one that
+ * rendered at once and changed nothing through that frame reads so too (`quietThroughFrame`).
+ * An action whose input the page saw and that changed, started and deferred nothing at all is read
+ * without the frame: every way its handlers could defer an effect (a frame, a short timer, a
+ * request, a navigation) is counted. Input that may scroll gets its frame: the browser scrolls then.
+ * So does a new document (not `documentBefore`) that has done nothing since its DOMContentLoaded:
+ * it counted its load from document start.
  */
-export async function activityAfterFrame(): Promise<ActivityMark> {
+export async function activityAfterFrame(documentBefore?: string | null): Promise<ActivityMark> {
+  watchDom();
+  const now = activity();
+  const arrived = documentBefore !== undefined && documentBefore !== id;
+  if ((arrived || (input.seen && !input.scrolls)) && startedNothing(now))
+    return { ...now, quietThroughFrame: true };
+  const before = mutations;
   await new Promise<void>((resolve) => {
     ownRequestAnimationFrame(() => ownSetTimeout(resolve, 0));
     ownSetTimeout(resolve, FRAME_WAIT_LIMIT_MS);
   });
-  return activity();
+  return { ...activity(), quietThroughFrame: mutations === before };
+}
+
+/** Without the Navigation API a navigation cannot be counted: such a page always gets its frame. */
+function startedNothing(a: ActivityMark): boolean {
+  return (
+    a.mutations === 0 &&
+    a.requests === 0 &&
+    a.navigations === 0 &&
+    a.timersPending === 0 &&
+    a.framesPending === 0
+  );
 }
 
 /** Mutations since the last mark and this document's id, then a new mark: one call per action. */

@@ -160,6 +160,13 @@ export interface ActivityMark {
   requestsOpen: number;
   /** Timers of 500 ms or less the action's handlers set and that have not run yet. */
   timersPending: number;
+  /** Animation frames the action's handlers requested and that have not run yet. */
+  framesPending: number;
+  /**
+   * Set by the look taken after the next frame: no mutation from the look's start through that
+   * frame and a task after it.
+   */
+  quietThroughFrame?: boolean;
   /**
    * Navigations since the mark that may replace the document (not same-document ones, not ones the
    * page cancelled); absent without the Navigation API.

@@ -133,3 +133,43 @@ test("a short timer is the action's when its handler sets it, not when a poll be
   await page.click('button');
   assert.equal((await activity()).timersPending, 1);
 });
+
+test('a render the handler made at once leaves the next frame quiet; one it spread over frames does not', async () => {
+  await page.evaluate(`document.querySelector('button').onclick = () => (out.textContent = 'now')`);
+  await page.evaluate('__activity.checkpoint()');
+  await page.click('button');
+  const once = await page.evaluate<ActivityMark>('__activity.activityAfterFrame()');
+  assert.ok(once.mutations > 0);
+  assert.deepEqual([once.quietThroughFrame, once.framesPending], [true, 0]);
+  await page.evaluate(`document.querySelector('button').onclick = () => {
+    out.textContent = 'first';
+    requestAnimationFrame(() => requestAnimationFrame(() => (out.textContent = 'second')));
+  }`);
+  await page.evaluate('__activity.checkpoint()');
+  await page.click('button');
+  const spread = await page.evaluate<ActivityMark>('__activity.activityAfterFrame()');
+  assert.equal(spread.framesPending, 1, 'the second frame the first one asked for');
+  await page.waitForFunction('out.textContent === "second"');
+  assert.equal((await activity()).framesPending, 0);
+});
+
+test('a click that changed and deferred nothing is read at once; a wheel waits for its frame', async () => {
+  // Read at once resolves within a few microtasks; a frame's wait takes a task at least.
+  const readAtOnce = (documentBefore?: string) =>
+    page.evaluate<boolean>(`(async () => {
+      let done = false;
+      void __activity.activityAfterFrame(${JSON.stringify(documentBefore)}).then(() => (done = true));
+      for (let i = 0; i < 10; i++) await null;
+      return done;
+    })()`);
+  await page.evaluate(`document.querySelector('button').onclick = () => {}`);
+  await page.evaluate('__activity.checkpoint()');
+  assert.equal(await readAtOnce(), false, 'no input seen yet: the frame is waited for');
+  assert.equal(await readAtOnce('the-document-before'), true, 'a new document at rest');
+  await page.click('button');
+  assert.equal(await readAtOnce(), true);
+  await page.evaluate('__activity.checkpoint()');
+  await page.mouse.wheel(0, 10);
+  await page.waitForFunction('true');
+  assert.equal(await readAtOnce(), false, 'the browser scrolls on a later frame');
+});

@@ -27,6 +27,7 @@ const AT_REST: PageMark = {
   requests: 0,
   requestsOpen: 0,
   timersPending: 0,
+  framesPending: 0,
   navigations: 0,
   documentId: 'doc-1',
   parsing: false,
@@ -52,7 +53,14 @@ function observation(l: Look): SettleObservation {
     look: l.look ?? 'again',
     tabClosed: l.tabClosed ?? false,
     dialogPending: l.dialogPending ?? false,
-    driver: { requestsStarted: 0, requestsInFlight: 0, navigations: 0, ...l.driver },
+    driver: {
+      requestsStarted: 0,
+      // A row's requests are resources unless it says one was the navigation's own document.
+      resourcesStarted: l.driver?.requestsStarted ?? 0,
+      requestsInFlight: 0,
+      navigations: 0,
+      ...l.driver,
+    },
     page,
     documentBefore: l.documentBefore === undefined ? 'doc-1' : l.documentBefore,
     earlier: { loaded: false, mutated: false, ...l.earlier },
@@ -349,6 +357,125 @@ const TABLE: Row[] = [
     look: { elapsedMs: 300, page: { timersPending: 1, mutations: 2, sinceLastMutationMs: 200 } },
     expected: { kind: 'wait', ms: 25, rule: 'timer_pending' },
   },
+  // A handler that renders at once: a click on "Clicked N times" waited out the 50 ms DOM-only
+  // window every time (click settle 53 ms of 112).
+  {
+    name: 'a handler that rendered at once and changed nothing through the next frame: one look',
+    look: {
+      look: 'first',
+      page: { mutations: 1, sinceLastMutationMs: 12, quietThroughFrame: true },
+    },
+    expected: { kind: 'quiet', rule: 'rendered_at_once' },
+  },
+  {
+    name: 'a render spread over frames (one more requested) holds the DOM-only window',
+    look: {
+      look: 'first',
+      page: { mutations: 1, sinceLastMutationMs: 12, quietThroughFrame: true, framesPending: 1 },
+    },
+    expected: { kind: 'wait', ms: 25, rule: 'dom_changing' },
+  },
+  {
+    name: 'an action that asked for a frame and changed nothing yet holds the DOM-only window',
+    look: { look: 'first', page: { framesPending: 1, sinceLastMutationMs: 20 } },
+    expected: { kind: 'wait', ms: 25, rule: 'dom_changing' },
+  },
+  {
+    name: 'a frame loop the action started, changing nothing, is quiet after that window',
+    look: { elapsedMs: 70, page: { framesPending: 1, sinceLastMutationMs: 60 } },
+    expected: { kind: 'quiet', rule: 'quiet' },
+  },
+  {
+    name: 'a render that went on changing through the frame holds the DOM-only window',
+    look: {
+      look: 'first',
+      page: { mutations: 4, sinceLastMutationMs: 3, quietThroughFrame: false },
+    },
+    expected: { kind: 'wait', ms: 25, rule: 'dom_changing' },
+  },
+  {
+    name: 'a spinner shown as a request went out: the request window holds, whatever the frame said',
+    look: {
+      look: 'first',
+      driver: { requestsStarted: 1 },
+      page: { mutations: 1, sinceLastMutationMs: 12, quietThroughFrame: true },
+    },
+    expected: { kind: 'wait', ms: 25, rule: 'dom_changing' },
+  },
+  {
+    name: 'a short timer the handler set beside its render holds: its effect is still to come',
+    look: {
+      look: 'first',
+      page: { mutations: 1, sinceLastMutationMs: 60, quietThroughFrame: true, timersPending: 1 },
+    },
+    expected: { kind: 'wait', ms: 25, rule: 'timer_pending' },
+  },
+  // A goto (or a click that navigates) and its new document. The page counts its load from
+  // document start and its DOM from DOMContentLoaded: a goto to a static page waited out the
+  // 120 ms quiet window for nothing (138 of its 185 ms, 4.98x raw playwright-core's goto).
+  {
+    name: 'a new document unchanged since DOMContentLoaded, nothing of its own started: at rest',
+    look: {
+      look: 'first',
+      driver: { navigations: 1, requestsStarted: 1, resourcesStarted: 0 },
+      page: { documentId: 'doc-2', sinceLastMutationMs: 15 },
+    },
+    expected: { kind: 'quiet', rule: 'document_at_rest' },
+  },
+  {
+    name: 'a new document that rendered after DOMContentLoaded gets the quiet window',
+    look: {
+      look: 'first',
+      driver: { navigations: 1, requestsStarted: 1, resourcesStarted: 0 },
+      page: { documentId: 'doc-2', mutations: 3, sinceLastMutationMs: 10 },
+    },
+    expected: { kind: 'wait', ms: 25, rule: 'dom_changing' },
+  },
+  {
+    name: 'a new document that deferred its render to a short timer is not at rest',
+    look: {
+      look: 'first',
+      driver: { navigations: 1, requestsStarted: 1, resourcesStarted: 0 },
+      page: { documentId: 'doc-2', timersPending: 1, sinceLastMutationMs: 15 },
+    },
+    expected: { kind: 'wait', ms: 25, rule: 'dom_changing' },
+  },
+  {
+    name: "a new document's load poll (short timers over and over) holds no longer than the quiet window",
+    look: {
+      elapsedMs: 200,
+      driver: { navigations: 1, requestsStarted: 1, resourcesStarted: 0 },
+      page: { documentId: 'doc-2', timersPending: 1, sinceLastMutationMs: 130 },
+    },
+    expected: { kind: 'quiet', rule: 'quiet' },
+  },
+  {
+    name: 'a new document whose script arrived (headers in, not run yet) is not at rest',
+    look: {
+      look: 'first',
+      driver: { navigations: 1, requestsStarted: 2, resourcesStarted: 1 },
+      page: { documentId: 'doc-2', sinceLastMutationMs: 15 },
+    },
+    expected: { kind: 'wait', ms: 25, rule: 'dom_changing' },
+  },
+  {
+    name: 'a new document that fetched at load (answered, its render to come) is not at rest',
+    look: {
+      look: 'first',
+      driver: { navigations: 1, requestsStarted: 1, resourcesStarted: 0 },
+      page: { documentId: 'doc-2', requests: 1, sinceLastMutationMs: 15 },
+    },
+    expected: { kind: 'wait', ms: 25, rule: 'dom_changing' },
+  },
+  {
+    name: 'a click that navigates: the old document, unchanged, is never at rest',
+    look: {
+      look: 'first',
+      driver: { navigations: 1, requestsStarted: 1, resourcesStarted: 0 },
+      page: { sinceLastMutationMs: 15 },
+    },
+    expected: { kind: 'wait', ms: 25, rule: 'dom_changing' },
+  },
   {
     name: 'tab closed by the action (window.close): nothing left to wait for',
     look: { tabClosed: true, page: { unreadable: 'failed' } },
@@ -387,6 +514,8 @@ describe('the settle decision table', () => {
       'dialog_opened',
       'no_navigation_api_grace',
       'nothing_started',
+      'document_at_rest',
+      'rendered_at_once',
       'quiet',
       'deadline',
       'awaiting_server',
@@ -704,6 +833,20 @@ describe('the deadline: is the page stuck in script', () => {
     // Without a due time the window would be 4 x 1000 ms: taken for stuck, the tab replaced.
     assert.equal(state, 'rendering');
     assert.ok(took < 1600, `answered after ${took} ms`);
+  });
+
+  test('a browser that does not answer its own command says nothing of the page: unanswered', async () => {
+    // A while(true) page under load was once read as a starved one: the probe and the stop both
+    // answered, only late. Unanswered is what the questions learned, not how long they took.
+    const started = Date.now();
+    const state = await pageState({ probe: held, ping: held, inScript: held, due: started + 800 });
+    assert.equal(state, 'unanswered');
+    assert.ok(Date.now() - started < 900, `answered after ${Date.now() - started} ms`);
+  });
+
+  test('a page that answers as the browser stays silent answers', async () => {
+    const state = await pageState({ probe: () => after(100), ping: held, due: Date.now() + 600 });
+    assert.equal(state, 'answering');
   });
 });
 

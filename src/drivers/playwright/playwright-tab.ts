@@ -66,9 +66,9 @@ export class PlaywrightTab implements BrowserTab {
     page.on('console', (m) => this.onConsole(m));
     page.on('pageerror', (e) => this.onPageError(e));
     page.on('request', (r) => {
-      this.record.requestStarted(r);
-      if (r.isNavigationRequest() && r.frame() === page.mainFrame())
-        this.record.navigationSent(r.url());
+      const navigation = r.isNavigationRequest() && r.frame() === page.mainFrame();
+      this.record.requestStarted(r, navigation);
+      if (navigation) this.record.navigationSent(r.url());
       this.onRequest(r);
     });
     page.on('requestfinished', (r) => {

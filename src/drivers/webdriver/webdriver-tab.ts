@@ -194,7 +194,7 @@ export class WebDriverTab implements BrowserTab {
     if (topLevel && e.navigation) this.record.navigationSent(e.request.url);
     // A redirect reuses the request id: the entry it started stays one entry.
     if (this.entries.has(id)) return;
-    this.record.requestStarted(id);
+    this.record.requestStarted(id, topLevel && !!e.navigation);
     const entry: NetworkEntry = {
       method: e.request.method,
       url: e.request.url,
@@ -922,7 +922,7 @@ export class WebDriverTab implements BrowserTab {
       due,
     });
     // WebDriver has no way to stop a page's script: the session replaces the tab.
-    return state === 'answering' ? 'answering' : 'stuck';
+    return state === 'answering' || state === 'unanswered' ? state : 'stuck';
   }
 
   /** Ends a tab stuck in script: the calls waiting on its page fail with `error` at once. */
