@@ -265,6 +265,11 @@ export const SETTINGS = {
     schema: int(0, 120_000).default(5_000),
     doc: 'Longest wait for a page to settle after an action, in ms',
   },
+  admissionWait: {
+    env: 'ADMISSION_WAIT',
+    schema: duration.default(60_000),
+    doc: "Longest a session waits for its turn to open a local browser while the machine is saturated (load of 2 per core, or the server's event loop 200 ms late): browsers then open one at a time, and one that waits longer is refused (429, Retry-After). Seconds or 500ms/1m; 0 = open at once however loaded",
+  },
   layoutLimit: {
     env: 'LAYOUT_LIMIT',
     schema: duration.default(30_000),

@@ -16,6 +16,7 @@ import {
 import { within } from '../core/within.js';
 import { machineLoad, saturation } from '../core/machine-load.js';
 import { layoutVerdict, unansweredVerdict } from '../drivers/stuck-probe.js';
+import { Admission } from './admission.js';
 import {
   STOP_MS,
   type BrowserLoss,
@@ -107,6 +108,8 @@ export class SessionManager {
   /** Why each browser that went away did, once its backend said. */
   private readonly losses = new WeakMap<BrowserSession, BrowserLoss>();
   readonly policy: UrlPolicy;
+  /** Local browsers open one at a time while the machine is saturated. */
+  private readonly admission: Admission;
   private readonly sweeper?: NodeJS.Timeout;
 
   constructor(
@@ -116,6 +119,7 @@ export class SessionManager {
     private readonly logger?: Logger,
   ) {
     this.policy = urlPolicy(config);
+    this.admission = new Admission(config.admissionWait);
     const shortest = Math.min(config.sessionTtl || Infinity, config.sessionRecordTtl || Infinity);
     if (shortest !== Infinity) {
       const every = Math.max(1000, Math.min(shortest / 2, 60_000));
@@ -336,7 +340,13 @@ export class SessionManager {
     const profile = session.settings.profile;
     const holder = profile ? this.profiles.get(profile) : undefined;
     if (profile && holder && holder !== session.name) throw profileHeld(profile);
-    const browser = await driver.open({ ...openOptions, signal: options.signal });
+    // A Grid browser runs elsewhere and the Grid queues its own openings.
+    const admitted =
+      session.settings.backend === 'grid' ? undefined : await this.admission.admit(session.name);
+    if (admitted?.note) notes.push(admitted.note);
+    const browser = await driver
+      .open({ ...openOptions, signal: options.signal })
+      .finally(() => admitted?.release());
     if (profile) this.profiles.set(profile, session.name);
     this.adopt(session, browser);
     const url = session.lastUrl;
