@@ -19,9 +19,10 @@ import { loadTimeoutMs } from '../sessions/settings.js';
 export const DEADLINE_MARGIN_MS = 1000;
 
 /**
- * What stopping a stuck page may take: Playwright's terminate takes a probe (~0.3 s); replacing
- * a WebDriver tab 0.7-1.1 s more on a Grid, which may run past the margin rather than end the
- * whole browser (cookies, logins).
+ * What asking a stuck page and stopping it may take on a loaded link: a probe and the render
+ * question (~0.3 s each, longer under load), then the stop. Replacing a tab is waited for only
+ * within the op's margin; one that takes longer (0.7-1.1 s on a busy Grid) finishes in the
+ * background rather than ending the whole browser (cookies, logins).
  */
 const INTERRUPT_MS = 2000;
 
@@ -41,9 +42,11 @@ const REASK_MS = 1000;
 const LOOPING_NAVIGATIONS = 4;
 
 /**
- * What an op gets to finish after its page was interrupted, however long that took. Its pending
- * page call fails as the script stops; under load that can take a few hundred ms, and ending the
- * browser for a page that was stopped would throw away its logins.
+ * What an op gets to finish after its page's script was stopped, however long that took. Its
+ * pending page call fails as the stop takes hold; under load that can take a few hundred ms, and
+ * ending the browser for a page that was stopped would throw away its logins. A tab replaced
+ * instead gets nothing: its calls end with the old tab, and the answer is already late by then
+ * (a layout past LAYOUT_LIMIT answered 4.6 s after a 1 s timeout under CI load).
  */
 const AFTER_INTERRUPT_MS = 1000;
 
@@ -147,7 +150,9 @@ export function bounded(
       if (result !== LATE) return reported(rt, session, result);
     }
     const ask = (waitMs: number) =>
-      rt.sessions.interrupt(session, request.op, timeoutMs, waitMs).catch(() => undefined);
+      rt.sessions
+        .interrupt(session, request.op, timeoutMs, waitMs, due() + DEADLINE_MARGIN_MS - 50)
+        .catch(() => undefined);
     let found = await ask(INTERRUPT_MS);
     const left = due() + DEADLINE_MARGIN_MS - Date.now() - 50;
     const activity = session.activeTab()?.activity(requestsBefore);
@@ -169,7 +174,7 @@ export function bounded(
     }
     const held = isHeld(found) ? found : undefined;
     const interruption = isHeld(found) ? undefined : found;
-    const floor = interruption ? AFTER_INTERRUPT_MS : 0;
+    const floor = interruption?.stopped ? AFTER_INTERRUPT_MS : 0;
     const result = await within(
       watched,
       Math.max(due() + DEADLINE_MARGIN_MS - Date.now() - 50, floor),
@@ -177,9 +182,9 @@ export function bounded(
     );
     if (result === CUT) return lateAnswer(rt, request, clock);
     if (result !== LATE) return reported(rt, session, result);
-    // Stopped and still stuck: the browser is let go of, so the op's calls fail now; a tab still
-    // being replaced fails them when its replacement comes.
-    if (interruption && !session.replacingTab) rt.sessions.abandonBrowser(session);
+    // Stopped and still stuck: the browser is let go of, so the op's calls fail now. A replaced
+    // tab's calls end with the old tab; the new one, and the browser's cookies, stay.
+    if (interruption?.stopped) rt.sessions.abandonBrowser(session);
     interrupted = !!interruption;
     return lateAnswer(rt, request, clock, interruption, held);
   })();

@@ -73,6 +73,8 @@ const LOSS_ASK_MS = 2000;
 export interface Interruption {
   error: OpError;
   note: string;
+  /** The page's script was stopped and the page stays: the op's calls fail as the stop takes hold. */
+  stopped?: true;
 }
 
 export interface EnsureOptions {
@@ -430,13 +432,16 @@ export class SessionManager {
    * answers (nothing is stuck: a slow promise, a server still sending the page); 'rendering' when
    * it is laying out a large document, which nothing can stop or shorten, until it has been so at
    * every deadline for LAYOUT_LIMIT: then it is taken for stuck and its tab replaced. 'starved'
-   * when nothing answered on a saturated machine, the first time (unansweredVerdict).
+   * when nothing answered on a saturated machine, the first time (unansweredVerdict). A tab's
+   * replacement is waited for until `answerBy` (the op's own answer time) at most; one still
+   * coming then is finished in the background, and the next op waits for it.
    */
   async interrupt(
     session: Session,
     op: string,
     timeoutMs: number,
     waitMs: number,
+    answerBy = Date.now() + waitMs,
   ): Promise<Interruption | 'rendering' | 'starved' | undefined> {
     const browser = session.browser;
     const tab = session.activeTab();
@@ -472,6 +477,7 @@ export class SessionManager {
             `${ran}, so the script was stopped. The page and its state (form input, scroll) are kept; what ${op} did before the script ran stands, the rest did not happen. Read the page (snapshot) before going on; if the page runs the script again on its next event, goto another page.`,
           ),
           note: `script_stopped: the page's script ran past ${op}'s timeout and was stopped; the page stays, but it may run the script again on its next event (a click, a timer)`,
+          stopped: true,
         })
         .get(session);
     }
@@ -486,7 +492,13 @@ export class SessionManager {
     const back =
       session.lastUrl && !refusedBy(this.policy, session.lastUrl) ? session.lastUrl : undefined;
     const replacing = browser.replaceTab(tab).catch(() => undefined);
-    const fresh = await within(replacing, Math.max(until - Date.now(), 500), PENDING);
+    // Waiting past the op's own answer time saves nothing: a replacement still coming is finished
+    // in the background (a layout past LAYOUT_LIMIT answered 4.1 s after a 1 s timeout under load).
+    const fresh = await within(
+      replacing,
+      Math.max(Math.min(until, answerBy) - Date.now(), 0),
+      PENDING,
+    );
     if (!fresh) {
       this.abandonBrowser(session);
       return this.interrupted
