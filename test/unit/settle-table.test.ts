@@ -35,6 +35,9 @@ const AT_REST: PageMark = {
 
 const SAVE = 'http://app.test/save?q=x';
 
+/** What the driver heard of a navigation that brought only its document: no resource loaded. */
+const ARRIVED = { navigations: 1, requestsStarted: 1, resourcesStarted: 0 };
+
 interface Look {
   elapsedMs?: number;
   look?: SettleObservation['look'];
@@ -417,7 +420,7 @@ const TABLE: Row[] = [
     name: 'a new document unchanged since DOMContentLoaded, nothing of its own started: at rest',
     look: {
       look: 'first',
-      driver: { navigations: 1, requestsStarted: 1, resourcesStarted: 0 },
+      driver: ARRIVED,
       page: { documentId: 'doc-2', sinceLastMutationMs: 15 },
     },
     expected: { kind: 'quiet', rule: 'document_at_rest' },
@@ -426,7 +429,7 @@ const TABLE: Row[] = [
     name: 'a new document that rendered after DOMContentLoaded gets the quiet window',
     look: {
       look: 'first',
-      driver: { navigations: 1, requestsStarted: 1, resourcesStarted: 0 },
+      driver: ARRIVED,
       page: { documentId: 'doc-2', mutations: 3, sinceLastMutationMs: 10 },
     },
     expected: { kind: 'wait', ms: 25, rule: 'dom_changing' },
@@ -435,7 +438,7 @@ const TABLE: Row[] = [
     name: 'a new document that deferred its render to a short timer is not at rest',
     look: {
       look: 'first',
-      driver: { navigations: 1, requestsStarted: 1, resourcesStarted: 0 },
+      driver: ARRIVED,
       page: { documentId: 'doc-2', timersPending: 1, sinceLastMutationMs: 15 },
     },
     expected: { kind: 'wait', ms: 25, rule: 'dom_changing' },
@@ -444,7 +447,7 @@ const TABLE: Row[] = [
     name: "a new document's load poll (short timers over and over) holds no longer than the quiet window",
     look: {
       elapsedMs: 200,
-      driver: { navigations: 1, requestsStarted: 1, resourcesStarted: 0 },
+      driver: ARRIVED,
       page: { documentId: 'doc-2', timersPending: 1, sinceLastMutationMs: 130 },
     },
     expected: { kind: 'quiet', rule: 'quiet' },
@@ -462,7 +465,7 @@ const TABLE: Row[] = [
     name: 'a new document that fetched at load (answered, its render to come) is not at rest',
     look: {
       look: 'first',
-      driver: { navigations: 1, requestsStarted: 1, resourcesStarted: 0 },
+      driver: ARRIVED,
       page: { documentId: 'doc-2', requests: 1, sinceLastMutationMs: 15 },
     },
     expected: { kind: 'wait', ms: 25, rule: 'dom_changing' },
@@ -471,7 +474,7 @@ const TABLE: Row[] = [
     name: 'a click that navigates: the old document, unchanged, is never at rest',
     look: {
       look: 'first',
-      driver: { navigations: 1, requestsStarted: 1, resourcesStarted: 0 },
+      driver: ARRIVED,
       page: { sinceLastMutationMs: 15 },
     },
     expected: { kind: 'wait', ms: 25, rule: 'dom_changing' },

@@ -566,7 +566,8 @@ export class PlaywrightTab implements BrowserTab {
           inScript: async () => (await session()).send('Performance.getMetrics'),
           due,
         });
-        const stopBy = due === undefined ? Infinity : due + STOP_MS;
+        // Without a due time the stop still gets a bound: a timer of Infinity fires at once.
+        const stopBy = (due ?? Date.now()) + (due === undefined ? 1000 : STOP_MS);
         // Too late: the caller has answered that nothing was stopped (a starved machine).
         const cdp =
           state === 'script' ? await within(session(), stopBy - Date.now(), undefined) : undefined;
