@@ -99,6 +99,12 @@ export interface DeadlineContext {
  * returned, its input reached the page and the answer must not read as if it might not have.
  */
 export interface OpProgress {
+  /**
+   * Its pointer or key input went to the browser, which queues it for the page: a late answer
+   * must not invite a repeat that would act twice.
+   */
+  sent?: boolean;
+  /** Its action returned: the browser confirmed the input reached the page. */
   delivered: boolean;
   /**
    * The session no longer waits for this op's work (it was answered and its hold ran out): what is
@@ -252,8 +258,8 @@ function lateAnswer(
     page,
     timing,
   };
-  // Input that reached the page is said to have, unless the page was stopped or closed under it.
-  if (!taken && progress.delivered && progress.result) {
+  // Input sent to the page is said to have been, unless the page was stopped or closed under it.
+  if (!taken && (progress.delivered || progress.sent) && progress.result) {
     const answer = deliveredAnswer(head, progress, timeoutMs, why, waiting);
     return recordAnswer(rt.logs, request, compactResult(answer));
   }
@@ -304,9 +310,11 @@ function deliveredAnswer(
   const built = result.build(head);
   const notes = [...(built.notes ?? [])];
   notes.push(
-    waiting
-      ? `still_loading: ${head.op} was delivered; the page was still loading ${waiting} when its ${timeoutMs} ms ran out`
-      : `unverified: ${head.op} was delivered; what followed was not read within its ${timeoutMs} ms${why}`,
+    !progress.delivered
+      ? `unverified: ${head.op}'s input was sent, but the browser had not confirmed it reached the page within its ${timeoutMs} ms${why}. It is queued for the page: read the page before repeating it, or the action may happen twice`
+      : waiting
+        ? `still_loading: ${head.op} was delivered; the page was still loading ${waiting} when its ${timeoutMs} ms ran out`
+        : `unverified: ${head.op} was delivered; what followed was not read within its ${timeoutMs} ms${why}`,
   );
   const failed = checks?.filter((c) => !c.passed) ?? [];
   const answer: ActionResult = {

@@ -38,8 +38,12 @@ export interface OpContext {
   elements: ElementContext;
   /** The active tab, opening the browser if the session has none. */
   tab(): Promise<BrowserTab>;
-  /** Called just before input reaches the page: from then on the op is never retried. */
-  delivered(): void;
+  /**
+   * Called just before input reaches the page: from then on the op is never retried. `queued`:
+   * pointer or key input, which the browser queues for the page, so it lands even when the op's
+   * time runs out before the browser confirms it (a script or a navigation may not).
+   */
+  delivered(input?: 'queued'): void;
   /** What happened in the session since this op started (tabs the page opened, refused navigations). */
   events: OpEvents;
   /** Runs another op in this session (batch, flow steps); the caller already holds the session. */

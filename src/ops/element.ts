@@ -53,6 +53,8 @@ export interface ElementContext {
   frames?: FrameLimits;
   /** The box of the element this op last probed, in viewport coordinates: the log frame draws it. */
   probed?: ViewportBox;
+  /** The element this op last found able to take input: an answer given before its handler returns names it. */
+  actionable?: TargetSummary;
   /** Ms spent in each kind of page call of the lookups, in first-use order (the bench reads it). */
   spans?: Record<string, number>;
 }
@@ -577,6 +579,7 @@ export async function actionableElement(
   const box = verdict.box ?? { x: verdict.point.x, y: verdict.point.y, width: 0, height: 0 };
   const shifted = { ...box, x: box.x + origin.x, y: box.y + origin.y };
   elements.probed = shifted;
+  elements.actionable = summarise(found);
   return {
     ...found,
     point: { x: verdict.point.x + origin.x, y: verdict.point.y + origin.y },

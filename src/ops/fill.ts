@@ -149,7 +149,7 @@ async function typeText(
     );
   const focused = el.focused ?? (await callPage(tab, el.frame, 'focusForTyping', el.handle));
   if (!focused) await plainClick(ctx, tab, el);
-  ctx.delivered();
+  ctx.delivered('queued');
   await typeInto(tab, text);
   const held = await callPage(tab, el.frame, 'readValue', el.handle);
   const expected = info.kind === 'contenteditable' ? text.trim() : text;

@@ -107,7 +107,7 @@ export interface PressContext {
   elements: ElementContext;
   notes: string[];
   /** Marks the op's input as reached the page: from here it is never tried again. */
-  delivered(): void;
+  delivered(input?: 'queued'): void;
 }
 
 /**
@@ -126,7 +126,7 @@ export async function arriveToPress(
   await movePointer(tab, ctx.session, el.point, { glide, notes: ctx.notes });
   const when = glide ? 'after the pointer glided there' : 'once the pointer arrived there';
   await receivesPressOrRefuse(tab, ctx.elements, el, when);
-  ctx.delivered();
+  ctx.delivered('queued');
 }
 
 /** A full click on the element: arrive at its point, then press and release `count` times. */

@@ -69,7 +69,7 @@ export const press = defineOp({
           'enter',
         );
     }
-    ctx.delivered();
+    ctx.delivered('queued');
     await pressChord(tab, keys);
     return el ? { target: summarise(el) } : {};
   },

@@ -168,11 +168,16 @@ describe('hard time bounds', () => {
         s,
       );
       assert.ok(r.ms < 2000 + SLACK_MS, `answered in ${r.ms} ms`);
-      // A click the browser acknowledged reached the page: only what followed was not read, so it
-      // is said, not failed. One whose acknowledgement the layout held may not have: timeout.
+      // A click sent to the page is said, not failed, whether or not the layout held back the
+      // browser's acknowledgement: only what followed was not read.
       const said = [...(r.body.notes ?? []), r.body.error?.message ?? ''].join(' ');
-      if (r.body.ok) assert.match(said, /unverified: click was delivered.*still rendering/, said);
-      else assert.equal(r.body.error?.kind, 'timeout', said);
+      assert.equal(r.body.ok, true, said);
+      assert.match(
+        said,
+        /unverified: click(?: was delivered|'s input was sent).*still rendering/,
+        said,
+      );
+      assert.equal(r.body.target?.element.name, 'Show', JSON.stringify(r.body.target));
       assert.match(said, /still rendering/, said);
       assert.doesNotMatch(said, /script_stopped/, 'no script was stopped');
       // No stop was armed for the page's next script, and the handler's change stands.

@@ -198,8 +198,11 @@ function contextOf(run: OpRun, op: OpDefinition): OpContext {
         );
       return active;
     },
-    delivered: () => {
+    delivered: (input) => {
       run.delivered = true;
+      if (input === 'queued' && request.progress) request.progress.sent = true;
+      // Its input is on its way: a late answer names what it went to before the handler returns.
+      run.result.outcome.target ??= run.elements.actionable;
     },
     runNested: (name, nestedArgs, nested = {}) => {
       request.onProgress?.(nested.progress ?? { message: `step ${++step}: ${name}` });
