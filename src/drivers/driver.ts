@@ -283,15 +283,13 @@ export interface BrowserTab {
    */
   captureViewport(options: { maxWidth: number; quality: number }): Promise<Buffer>;
   /**
-   * Frames of the viewport as the compositor paints them, for the session log: each a JPEG at
-   * most `maxWidth` wide with the epoch ms it was painted, while the tab lives. A page that does
-   * not change sends none. Absent on a backend without a screencast; resolves false when it could
-   * not start. Fields holding a secret are not blanked in these frames (captureViewport's are).
+   * The viewport as the compositor last painted it, for the session log: a JPEG at most
+   * `maxWidth` wide from a screencast started for this one frame and stopped after it, so nothing
+   * runs in the page (one busy in script still gives a frame) and nothing is encoded between ops,
+   * however much the page animates. Absent on a backend without a screencast; undefined when no
+   * frame came. Fields holding a secret are not blanked (captureViewport's are).
    */
-  screencast?(
-    options: { maxWidth: number; quality: number },
-    onFrame: (frame: { jpeg: Buffer; at: number }) => void,
-  ): Promise<boolean>;
+  paintedFrame?(options: { maxWidth: number; quality: number }): Promise<Buffer | undefined>;
   pdf(): Promise<Buffer>;
   viewport(): { width: number; height: number };
   setViewport(width: number, height: number): Promise<void>;

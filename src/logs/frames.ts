@@ -4,8 +4,8 @@ import type { BrowserTab } from '../drivers/driver.js';
 /** Failure evidence is a JPEG at most this wide, at this quality. */
 export const EVIDENCE_MAX_WIDTH = 1280;
 /**
- * A log frame after a successful op is at most this wide: capture and screencast encoding time
- * grow with the pixels (without a screencast the next op waits for the previous frame).
+ * A log frame after a successful op is at most this wide: capture and encoding time grow with
+ * the pixels, and the session's next op waits for the previous op's frame.
  */
 export const FRAME_MAX_WIDTH = 640;
 export const FRAME_QUALITY = 60;

@@ -35,29 +35,13 @@ export interface RanOp extends Omit<OpRecord, 'screen'> {
   screen?: Screen;
 }
 
-/**
- * A tab's screencast (Playwright): the frames it painted lately. Frames flow only when the page
- * paints, so the newest frame painted before a moment is the screen at that moment.
- */
-interface Cast {
-  tab: BrowserTab;
-  /** The screencast started and sends frames. */
-  live: boolean;
-  /** A secret was typed in this tab: its frames would show it, so frames are captured (blanked). */
-  secret: boolean;
-  /** The latest frames, oldest first, with the epoch ms each was painted. */
-  frames: { jpeg: Buffer; at: number }[];
-}
-
 interface SessionState {
   /** Writes of this session, chained so lines land in op order. */
   chain: Promise<void>;
-  /** The forced frame capture in flight for the latest op (no screencast). */
+  /** The frame being taken for the latest op. */
   capturing?: Capture;
-  /** Screencasts of the session's tabs, by tab id. */
-  casts: Map<string, Cast>;
-  /** Ends the wait of ops whose frame comes from a screencast: the session's next op starts. */
-  cuts: Set<() => void>;
+  /** Tabs a secret was typed in: their frames are captured with the secret's fields blanked. */
+  secretTabs: WeakSet<BrowserTab>;
   ready?: Promise<void>;
   nextFrame: number;
   frameBytes: number;
@@ -66,25 +50,19 @@ interface SessionState {
   reported: boolean;
 }
 
-/** A forced capture; `late` once the session's next op stopped waiting for it. */
+/** A frame being taken; `late` once the session's next op stopped waiting for it. */
 interface Capture {
   screen: Promise<Screen | undefined>;
   late: boolean;
 }
 
 /**
- * How long the session's next op waits for the previous op's forced capture, on its own clock.
- * A capture takes 100-300 ms on a Grid; one that takes seconds (a hidden tab's renderer starved
- * by other work measured 7.8 s) would eat the op's whole timeout, and logging never fails an op.
+ * How long the session's next op waits for the previous op's frame, on its own clock. A frame
+ * takes 20-250 ms on Chromium and 100-300 ms on a Grid; one that takes seconds (a hidden tab's
+ * renderer starved by other work measured 7.8 s) would eat the op's whole timeout, and logging
+ * never fails an op.
  */
 export const FRAME_WAIT_MS = 1000;
-
-/** Screencast frames kept per tab: enough to reach back past those painted while one arrives. */
-const CAST_FRAMES_KEPT = 8;
-/** With no next op, the frame is picked this long after the answer. */
-const CAST_GRACE_MS = 150;
-/** A frame painted just before the pick may still be on its way from the browser. */
-const CAST_IN_FLIGHT_MS = 50;
 
 function typedSecret(op: RanOp): boolean {
   const args = op.args as { secret?: unknown } | undefined;
@@ -107,21 +85,19 @@ export class SessionLog {
   /**
    * Queues the op's line; lines of one session are written in the order recorded. A frame is due
    * after an op that changes the screen and after every failure: `screen` when run-op already
-   * took one (failure evidence), else the tab's screencast frame, else it is captured now, while
-   * the answer goes out.
+   * took one (failure evidence), else it is taken now, while the answer goes out.
    */
   record(op: RanOp): void {
     const session = op.result.session_id;
     const state = this.state(session);
+    if (op.tab && typedSecret(op)) state.secretTabs.add(op.tab);
     const due = this.options.frames && (op.acts || !op.result.ok);
-    const cast = this.options.frames && op.tab ? this.castOf(state, op.tab, op) : undefined;
-    const painted = !op.screen && due && cast ? this.fromCast(state, cast) : undefined;
     const started = performance.now();
     let frameMs: number | undefined;
     const capturing: Capture | undefined =
-      !op.screen && !painted && due && op.tab
+      !op.screen && due && op.tab
         ? {
-            screen: captureScreen(op.tab, FRAME_MAX_WIDTH).then((screen) => {
+            screen: this.frameOf(state, op.tab).then((screen) => {
               frameMs = Math.round(performance.now() - started);
               return screen;
             }),
@@ -130,7 +106,7 @@ export class SessionLog {
         : undefined;
     // Kept until replaced by a newer capture: a status call in between must not drop it.
     if (capturing) state.capturing = capturing;
-    const screen = due ? (op.screen ?? painted ?? capturing?.screen) : undefined;
+    const screen = due ? (op.screen ?? capturing?.screen) : undefined;
     const record = {
       result: op.result,
       args: op.args,
@@ -154,16 +130,12 @@ export class SessionLog {
   }
 
   /**
-   * Called as the session's next op starts: a frame from a screencast is the newest one painted
-   * before now, and is picked without holding the op; a forced capture (no screencast) is waited
-   * for, since the op must not change the page before it is taken, at most FRAME_WAIT_MS: past
-   * that the frame is left out. Writing is not waited for.
+   * Called as the session's next op starts: the previous op's frame is waited for, since the op
+   * must not change the page before it is taken, at most FRAME_WAIT_MS: past that the frame is
+   * left out. Writing is not waited for.
    */
   async captured(session: string): Promise<void> {
-    const state = this.states.get(session);
-    if (!state) return;
-    for (const cut of [...state.cuts]) cut();
-    const capture = state.capturing;
+    const capture = this.states.get(session)?.capturing;
     if (
       !capture ||
       (await within(
@@ -174,53 +146,21 @@ export class SessionLog {
     )
       return;
     capture.late = true;
-    if (state.capturing === capture) state.capturing = undefined;
-  }
-
-  /** The tab's screencast, started on its first frame due; a secret typed marks it unusable. */
-  private castOf(state: SessionState, tab: BrowserTab, op: RanOp): Cast | undefined {
-    for (const [id, c] of state.casts) if (c.tab.isClosed()) state.casts.delete(id);
-    let cast = state.casts.get(tab.id);
-    if (!cast || cast.tab !== tab) {
-      if (!tab.screencast || tab.isClosed()) return undefined;
-      const started: Cast = { tab, live: false, secret: false, frames: [] };
-      cast = started;
-      state.casts.set(tab.id, started);
-      tab
-        .screencast({ maxWidth: FRAME_MAX_WIDTH, quality: FRAME_QUALITY }, (frame) => {
-          started.frames.push(frame);
-          if (started.frames.length > CAST_FRAMES_KEPT) started.frames.shift();
-        })
-        .then((live) => (started.live = live))
-        .catch(() => undefined);
-    }
-    if (typedSecret(op)) cast.secret = true;
-    return cast;
+    const state = this.states.get(session);
+    if (state?.capturing === capture) state.capturing = undefined;
   }
 
   /**
-   * The op's frame from the screencast: the newest painted before the session's next op starts
-   * (or CAST_GRACE_MS after the answer), once frames painted by then have had time to arrive.
-   * Undefined when the screencast cannot tell (not live yet, no frame, a secret, a dialog).
+   * An op's frame: the compositor's last paint where the backend has a screencast (nothing runs
+   * in the page, nothing is encoded between ops), else a capture, which blanks a secret's fields.
    */
-  private fromCast(state: SessionState, cast: Cast): Promise<Screen | undefined> | undefined {
-    const { tab } = cast;
-    if (!cast.live || cast.secret || !cast.frames.length) return undefined;
-    if (tab.isClosed() || tab.crashed() || tab.pendingDialog()) return undefined;
-    return new Promise((resolve) => {
-      const cut = () => {
-        clearTimeout(timer);
-        state.cuts.delete(cut);
-        const at = Date.now();
-        setTimeout(() => {
-          const painted = cast.frames.filter((f) => f.at <= at);
-          const frame = painted[painted.length - 1] ?? cast.frames[0];
-          resolve({ jpeg: frame.jpeg, viewport: tab.viewport() });
-        }, CAST_IN_FLIGHT_MS);
-      };
-      const timer = setTimeout(cut, CAST_GRACE_MS);
-      state.cuts.add(cut);
-    });
+  private frameOf(state: SessionState, tab: BrowserTab): Promise<Screen | undefined> {
+    if (!tab.paintedFrame || state.secretTabs.has(tab)) return captureScreen(tab, FRAME_MAX_WIDTH);
+    // A page showing a dialog is not painted with it; the frame would show the page without it.
+    if (tab.isClosed() || tab.crashed() || tab.pendingDialog()) return Promise.resolve(undefined);
+    return tab
+      .paintedFrame({ maxWidth: FRAME_MAX_WIDTH, quality: FRAME_QUALITY })
+      .then((jpeg) => (jpeg ? { jpeg, viewport: tab.viewport() } : undefined));
   }
 
   /** Resolves once every recorded line is written (shutdown, tests). */
@@ -233,8 +173,7 @@ export class SessionLog {
     if (!state) {
       state = {
         chain: Promise.resolve(),
-        casts: new Map(),
-        cuts: new Set(),
+        secretTabs: new WeakSet(),
         nextFrame: 1,
         frameBytes: 0,
         reported: false,

@@ -8,8 +8,8 @@ import type { LogLine } from '../../src/logs/log-line.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 import { pageValue } from '../helpers/page.js';
 
-// The session log's frames come from a screencast where the backend has one; a screencast frame
-// would show a secret typed into a plain field, so a tab that took a secret is captured, blanked.
+// The session log's frames are the compositor's last paint where the backend has a screencast; a
+// painted frame would show a secret typed into a plain field, so a tab that took one is captured, blanked.
 const SECRET = 'WWWWWWWWWWWW';
 let h: Harness;
 let secretsDir: string;
@@ -74,7 +74,7 @@ test('a field holding a secret is blank on every log frame; the same text typed 
   const url = `${h.server.PREFIX}/pin.html`;
   for (const s of ['plain', 'secret']) {
     await h.op('goto', { url }, s);
-    // A first acting op, so the tab's screencast (where there is one) is running for the fill.
+    // A first acting op: the fill is not the tab's first frame.
     await h.op('click', { target: { css: '#other' } }, s);
   }
   const plain = await h.op('fill', { target: { label: 'PIN' }, value: SECRET }, 'plain');

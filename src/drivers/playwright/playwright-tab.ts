@@ -43,6 +43,11 @@ import { fromPlaywright, isPageScriptError, stripPrefix } from './errors.js';
 
 /** Times a goto is sent when the page's own navigations keep cancelling it (a reload loop). */
 const GOTO_ATTEMPTS = 4;
+/**
+ * A screencast's first frame comes in 20-250 ms under load, even from a page busy in script; a
+ * tab that paints nothing (hidden) sends none, and the log goes without rather than wait.
+ */
+const PAINTED_FRAME_WAIT_MS = 2000;
 
 /** One Playwright page as a Driver tab. */
 export class PlaywrightTab implements BrowserTab {
@@ -54,6 +59,8 @@ export class PlaywrightTab implements BrowserTab {
   /** The main frame's CDP session: captures, liveness pings, stopping a script. */
   private cdp: Promise<CDPSession>;
   private readonly captures = new OneAtATime();
+  /** The CDP session log frames are taken through, opened on the first. */
+  private frameSession?: Promise<CDPSession>;
   /** The URL of the last main-frame load that failed: what Chromium's error page stands for. */
   private failedUrl?: string;
 
@@ -375,30 +382,35 @@ export class PlaywrightTab implements BrowserTab {
     });
   }
 
-  async screencast(
-    options: { maxWidth: number; quality: number },
-    onFrame: (frame: { jpeg: Buffer; at: number }) => void,
-  ): Promise<boolean> {
-    try {
-      // Its own CDP session: a capture that fails resets the shared one, which would end this.
-      const cdp = await this.page.context().newCDPSession(this.page);
-      cdp.on('Page.screencastFrame', (f) => {
-        // Acknowledged at once: Chromium sends the next frame only then, and only on a new paint.
-        cdp.send('Page.screencastFrameAck', { sessionId: f.sessionId }).catch(() => undefined);
-        const at = f.metadata.timestamp ? f.metadata.timestamp * 1000 : Date.now();
-        onFrame({ jpeg: Buffer.from(f.data, 'base64'), at });
-      });
-      // The width binds: frames are at most maxWidth CSS pixels wide, like captureViewport's.
-      await cdp.send('Page.startScreencast', {
-        format: 'jpeg',
-        quality: options.quality,
-        maxWidth: options.maxWidth,
-        maxHeight: options.maxWidth * 8,
-      });
-      return true;
-    } catch {
-      return false;
-    }
+  paintedFrame(options: { maxWidth: number; quality: number }): Promise<Buffer | undefined> {
+    return this.captures.run(async () => {
+      try {
+        // Its own CDP session: a capture that fails resets the shared one.
+        const cdp = await (this.frameSession ??= this.page.context().newCDPSession(this.page));
+        const painted = new Promise<Buffer>((resolve) =>
+          cdp.once('Page.screencastFrame', (f) => {
+            cdp.send('Page.screencastFrameAck', { sessionId: f.sessionId }).catch(() => undefined);
+            resolve(Buffer.from(f.data, 'base64'));
+          }),
+        );
+        // A screencast's first frame is the surface as last painted, sent without a new paint.
+        // The width binds: frames are at most maxWidth CSS pixels wide, like captureViewport's.
+        await cdp.send('Page.startScreencast', {
+          format: 'jpeg',
+          quality: options.quality,
+          maxWidth: options.maxWidth,
+          maxHeight: options.maxWidth * 8,
+        });
+        try {
+          return await within(painted, PAINTED_FRAME_WAIT_MS, undefined);
+        } finally {
+          await cdp.send('Page.stopScreencast').catch(() => undefined);
+        }
+      } catch {
+        this.frameSession = undefined;
+        return undefined;
+      }
+    });
   }
 
   /** Runs a capture with fields holding a secret blanked; pages without one are not touched. */
