@@ -331,6 +331,8 @@ export interface DownloadRecord {
   state: 'saving' | 'saved' | 'failed';
   /** Why it failed (the site aborted it, the name could not be a file name…). */
   error?: string;
+  /** The backend cannot bring the file here (a Grid node without managed downloads); `error` says where it is. */
+  unsupported?: true;
 }
 
 /** What a backend sent to open a browser (seed 004): the operator's view, not a model's. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OpError } from '../core/errors.js';
 import type { DownloadRecord } from '../drivers/driver.js';
 import type { FileEntry, FileStore } from '../files/file-store.js';
 import type { Session } from '../sessions/session.js';
@@ -7,6 +8,7 @@ import { defineOp } from './define.js';
 /** A download as results say it: saved (and how to keep it), failed (and why), or still landing. */
 export function downloadNote(download: DownloadRecord): string {
   const name = download.name;
+  if (download.unsupported) return `download_unsupported ${name}: ${download.error}`;
   if (download.state === 'failed')
     return `download_failed ${name}: ${download.error ?? 'no cause given'}. It is not in the session's files; download it again once the cause is gone`;
   if (download.state === 'saving')
@@ -56,8 +58,13 @@ export const keepFile = defineOp({
     name: z.string().min(1).describe('The file name exactly as files lists it, e.g. "report.csv"'),
   }),
   async run(ctx, args) {
-    await ctx.session.browser?.downloadsSettled();
-    const { entry, copied } = await ctx.files.keep(ctx.session.name, args.name);
+    const browser = ctx.session.browser;
+    await browser?.downloadsSettled();
+    const { entry, copied } = await ctx.files.keep(ctx.session.name, args.name).catch((e) => {
+      // A file the browser downloaded where it cannot be fetched from: not missing, out of reach.
+      const held = browser?.downloads().find((d) => d.name === args.name && d.unsupported);
+      throw held ? new OpError('unsupported', `keep_file: ${held.name}: ${held.error}.`) : e;
+    });
     if (!copied) ctx.notes.push('already kept: the browser no longer has the original');
     return { data: { file: entry } };
   },

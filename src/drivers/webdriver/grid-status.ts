@@ -1,4 +1,5 @@
 /** The Grid's own /status, read without blocking: for `/ready`, `doctor`, `info()` and where a session runs. */
+import { isMatchedOn } from './capabilities.js';
 
 export interface GridStereotype {
   browserName?: string;
@@ -23,15 +24,29 @@ export interface GridStatus {
   busy: number;
   /** What the nodes offer, one entry per distinct browser and version. */
   stereotypes: GridStereotype[];
+  /**
+   * Managed downloads on the nodes that take browsers (the UP ones, else every one listed): `on`
+   * on all, `off` on none, `some`, or `unknown` when the Grid lists no node or cannot be asked.
+   */
+  downloads: GridDownloads;
 }
+
+export type GridDownloads = 'on' | 'off' | 'some' | 'unknown';
 
 export interface GridNodeState {
   uri: string;
   availability: string;
+  /** The node runs with managed downloads: `se:downloadsEnabled` in its slots' stereotypes. */
+  downloads: boolean;
+  /**
+   * What its slots are matched on, one entry per distinct stereotype: browserName, browserVersion,
+   * platformName and prefixed keys such as a pool name; never a vendor block.
+   */
+  offers: Record<string, unknown>[];
 }
 
 interface StatusSlot {
-  stereotype?: GridStereotype;
+  stereotype?: GridStereotype & Record<string, unknown>;
   session?: { sessionId?: string } | null;
 }
 interface StatusNode {
@@ -67,10 +82,7 @@ export async function gridStatus(gridUrl: string, timeoutMs = 3000): Promise<Gri
           platformName: st.platformName,
         });
     }
-    const nodeStates = nodes.map((n) => ({
-      uri: n.uri ?? 'unknown',
-      availability: n.availability ?? 'unknown',
-    }));
+    const nodeStates = nodes.map(nodeState);
     return {
       reached: true,
       ready: body.value?.ready === true,
@@ -81,6 +93,7 @@ export async function gridStatus(gridUrl: string, timeoutMs = 3000): Promise<Gri
       slots: slots.length,
       busy: slots.filter((s) => s.session).length,
       stereotypes: [...seen.values()],
+      downloads: downloadsOn(nodeStates),
     };
   } catch (e) {
     const why =
@@ -95,8 +108,38 @@ export async function gridStatus(gridUrl: string, timeoutMs = 3000): Promise<Gri
       slots: 0,
       busy: 0,
       stereotypes: [],
+      downloads: 'unknown',
     };
   }
+}
+
+function nodeState(node: StatusNode): GridNodeState {
+  const stereotypes = (node.slots ?? []).map((s) => s.stereotype ?? {});
+  const offers = new Map<string, Record<string, unknown>>();
+  for (const st of stereotypes) {
+    const offer = Object.fromEntries(Object.entries(st).filter(([key]) => isMatchedOn(key)));
+    offers.set(JSON.stringify(offer), offer);
+  }
+  return {
+    uri: node.uri ?? 'unknown',
+    availability: node.availability ?? 'unknown',
+    // Selenium turns managed downloads on for a whole node (--enable-managed-downloads).
+    downloads: stereotypes.some((st) => st['se:downloadsEnabled'] === true),
+    offers: [...offers.values()],
+  };
+}
+
+/** The nodes a new browser may go to: the UP ones, or every one listed when none is UP. */
+export function takingNodes(nodes: readonly GridNodeState[]): readonly GridNodeState[] {
+  const up = nodes.filter((n) => n.availability === 'UP');
+  return up.length ? up : nodes;
+}
+
+function downloadsOn(nodes: readonly GridNodeState[]): GridDownloads {
+  const taking = takingNodes(nodes);
+  const offering = taking.filter((n) => n.downloads).length;
+  if (taking.length === 0) return 'unknown';
+  return offering === taking.length ? 'on' : offering === 0 ? 'off' : 'some';
 }
 
 /** The URI of the node running a session, when the Grid lists it. */

@@ -17,6 +17,7 @@ import { Bidi } from './bidi.js';
 import { buildCapabilities, type BuiltCapabilities, type SentCapability } from './capabilities.js';
 import { fromNewSession, fromWebDriver, isQueueTimeout, QueueWaitExpired } from './errors.js';
 import { gridStatus, nodeOfSession } from './grid-status.js';
+import { chooseDownloads, downloadsOffReason } from './managed-downloads.js';
 import { NavigationGuard } from './navigation-guard.js';
 import { silentLiveNodes } from './node-loss.js';
 import { GridControl } from './grid-control.js';
@@ -45,6 +46,11 @@ interface Handle {
   running: RunningBrowser;
   sent?: SentCapabilities;
   liveView?: boolean;
+}
+
+/** The browser was asked for with managed downloads (a handle from before the sent set says yes). */
+function downloadsAsked(sent: SentCapabilities | undefined): boolean {
+  return !sent || sent.sent.some((c) => c.key === 'se:downloadsEnabled');
 }
 
 export interface WebDriverSettings {
@@ -81,6 +87,8 @@ export interface SessionPlace {
    * connection is left open when it ends.
    */
   userContext?: string;
+  /** Why this browser's downloads cannot be brought here: it was opened without managed downloads. */
+  downloadsOff?: string;
 }
 interface NavigationEvent {
   context: string;
@@ -117,6 +125,7 @@ export class WebDriverSession implements BrowserSession, TabHost {
   private readonly liveView: boolean;
   private readonly onGrid: boolean;
   private readonly userContext?: string;
+  private readonly downloadsOff?: string;
 
   constructor(
     private readonly control: SessionControl,
@@ -131,6 +140,7 @@ export class WebDriverSession implements BrowserSession, TabHost {
     this.liveView = place.liveView ?? false;
     this.onGrid = place.onGrid ?? true;
     this.userContext = place.userContext;
+    this.downloadsOff = place.downloadsOff;
     const on = <T>(event: string, listener: (params: T) => void) =>
       this.unlisten.push(bidi.on<T>(event, listener));
     this.unlisten.push(
@@ -210,7 +220,18 @@ export class WebDriverSession implements BrowserSession, TabHost {
       // A kept Firefox names other contexts too (its start-up tab, a former session's): not ours.
       if (this.userContext && !this.tabOf(e.context)) return;
       if (e.url) this.tabOf(e.context)?.onDownload(e.url);
-      const record: DownloadRecord = { name: e.suggestedFilename ?? 'download', state: 'saving' };
+      const name = e.suggestedFilename ?? 'download';
+      // The file is written on the node, where nothing can fetch it: said at once, not waited for.
+      if (this.downloadsOff) {
+        this.downloadList.push({
+          name,
+          state: 'failed',
+          unsupported: true,
+          error: this.downloadsOff,
+        });
+        return;
+      }
+      const record: DownloadRecord = { name, state: 'saving' };
       this.downloadList.push(record);
       const key = e.download ?? e.navigation;
       if (key) this.pendingDownloads.set(key, record);
@@ -218,6 +239,7 @@ export class WebDriverSession implements BrowserSession, TabHost {
     on<{ download?: string; navigation?: string; status?: string; filepath?: string }>(
       'browsingContext.downloadEnd',
       (e) => {
+        if (this.downloadsOff) return;
         const key = e.download ?? e.navigation;
         const record = (key && this.pendingDownloads.get(key)) || this.savingNamed(e.filepath);
         if (!record && this.userContext) return;
@@ -543,6 +565,7 @@ export class WebDriverSession implements BrowserSession, TabHost {
 
   /** Brings the files the browser finished downloading into the session's files. */
   async syncDownloads(): Promise<string[]> {
+    if (this.downloadsOff) return [];
     const { got, unwritten } = await this.control.collectDownloads(this.downloadsDir, this.fetched);
     for (const [name, why] of unwritten) this.unwritten.set(name, why);
     for (const name of got) {
@@ -668,7 +691,8 @@ export class WebDriverDriver implements Driver {
     this.capabilitiesFor(options);
   }
 
-  capabilitiesFor(options: OpenOptions): BuiltCapabilities {
+  /** `downloads: false` leaves out managed downloads (no node that would take the browser offers them). */
+  capabilitiesFor(options: OpenOptions, downloads = true): BuiltCapabilities {
     return buildCapabilities({
       session: options.session,
       browser: options.browser,
@@ -683,12 +707,18 @@ export class WebDriverDriver implements Driver {
       userAgent: options.userAgent,
       config: this.settings.capabilities,
       raw: options.webdriver?.capabilities,
+      downloads,
     });
   }
 
   async open(options: OpenOptions): Promise<BrowserSession> {
     this.check(options);
-    const built = this.capabilitiesFor(options);
+    // Read at every open, so a node that joined since is found: one request, 2 s at most.
+    const downloads = chooseDownloads(
+      await gridStatus(this.gridUrl, 2000),
+      this.capabilitiesFor(options).capabilities,
+    );
+    const built = this.capabilitiesFor(options, downloads.ask);
     const started = Date.now();
     // The Grid queue may hold the request for minutes (a node scaling up): wait as long as it does.
     const progress = setInterval(
@@ -742,7 +772,7 @@ export class WebDriverDriver implements Driver {
         sent,
         options.viewport,
         options.downloadsDir,
-        { liveView },
+        { liveView, downloadsOff: downloads.ask ? undefined : downloadsOffReason(node) },
       );
       await this.applyTimeouts(driver, options);
       await session.start({
@@ -831,15 +861,19 @@ export class WebDriverDriver implements Driver {
     } catch {
       return undefined; // reaped by the Grid, or ended
     }
+    const node = parsed.running.node;
     const session = new WebDriverSession(
-      new GridControl(driver, this.gridUrl, parsed.running.node),
+      new GridControl(driver, this.gridUrl, node),
       bidi,
       parsed.id,
       parsed.running,
       parsed.sent,
       options.viewport,
       options.downloadsDir,
-      { liveView: parsed.liveView ?? false },
+      {
+        liveView: parsed.liveView ?? false,
+        downloadsOff: downloadsAsked(parsed.sent) ? undefined : downloadsOffReason(node),
+      },
     );
     try {
       await session.start({

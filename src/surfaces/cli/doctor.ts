@@ -3,7 +3,8 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { Config } from '../../config.js';
 import { browserPathProblem, findBrowser, findFirefox } from '../../drivers/find-browser.js';
-import { gridStatus, type GridStatus } from '../../drivers/webdriver/grid-status.js';
+import { gridStatus, takingNodes, type GridStatus } from '../../drivers/webdriver/grid-status.js';
+import { MANAGED_DOWNLOADS_OPTION } from '../../drivers/webdriver/managed-downloads.js';
 import { RedisStore } from '../../sessions/redis-store.js';
 import type { StoreHealth } from '../../sessions/store.js';
 import type { Readiness } from '../http/ready.js';
@@ -112,12 +113,23 @@ function javaLine(): string {
   return version ? `java: ${path} — ${version}` : `java: ${path} — did not start (${error})`;
 }
 
+/** Whether a file a page downloads reaches the session's files, and what to turn on when not. */
+function downloadsClause(grid: GridStatus): string {
+  const without = takingNodes(grid.nodeStates).filter((n) => !n.downloads);
+  const fix = `start them with ${MANAGED_DOWNLOADS_OPTION}`;
+  if (grid.downloads === 'off')
+    return `downloads off: no node runs with managed downloads, so a file a page downloads stays on the node — ${fix}`;
+  if (grid.downloads === 'some')
+    return `downloads on some nodes: browsers are opened on those, and ${without.map((n) => n.uri).join(', ')} take none — ${fix}`;
+  return grid.downloads === 'on' ? 'downloads on' : 'downloads unknown until a node is listed';
+}
+
 function gridLine(url: string, grid: GridStatus): string {
   const offers = grid.stereotypes
     .map((s) => [s.browserName, s.browserVersion].filter(Boolean).join(' '))
     .join(', ');
   if (grid.ready || grid.nodes > 0)
-    return `grid: ${url} — ${grid.ready ? 'ready' : 'not ready'}, ${grid.nodes} node(s), ${grid.busy}/${grid.slots} slots busy${offers ? `, offers ${offers}` : ''}${grid.message ? ` (${grid.message})` : ''}`;
+    return `grid: ${url} — ${grid.ready ? 'ready' : 'not ready'}, ${grid.nodes} node(s), ${grid.busy}/${grid.slots} slots busy${offers ? `, offers ${offers}` : ''}${grid.message ? ` (${grid.message})` : ''}; ${downloadsClause(grid)}`;
   return `grid: ${url} — not ready: ${grid.message || 'no node'}; start the Grid (and a node), or fix GRID_URL`;
 }
 
