@@ -257,6 +257,13 @@ export interface BrowserTab {
   title(): Promise<string>;
   /** The title last read, without asking the page: for an answer that cannot wait on it. */
   knownTitle(): string;
+  /** A page call on the main frame, sent at `sentAt` (epoch ms), read the title on its way back. */
+  titleRead(title: string, sentAt: number): void;
+  /**
+   * The title a main-frame page call sent at or after `since` read, on the document the tab
+   * shows now; undefined when none did (ask with title()).
+   */
+  titleReadSince(since: number): string | undefined;
   goto(url: string, timeoutMs: number): Promise<NavigationOutcome>;
   /** Null when there was no history entry to go to. */
   back(timeoutMs: number): Promise<NavigationOutcome | null>;

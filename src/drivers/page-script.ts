@@ -68,9 +68,14 @@ async function run(
   installing = true,
 ): Promise<unknown> {
   const argList = args.map((a) => (a === undefined ? 'undefined' : JSON.stringify(a))).join(',');
+  // A main-frame call brings the title back with its answer: the op's answer then needs no call
+  // of its own for it.
+  const main = frame.length === 0;
   // One JSON string crosses the wire: drivers serialise big object graphs far slower than a string.
   const call = (api: string) =>
-    `Promise.resolve(${api}.${fn}(${argList})).then((v) => v === undefined ? undefined : JSON.stringify(v))`;
+    main
+      ? `Promise.resolve(${api}.${fn}(${argList})).then((v) => JSON.stringify({ ${TITLED}: true, v, t: ${api}.title() }))`
+      : `Promise.resolve(${api}.${fn}(${argList})).then((v) => v === undefined ? undefined : JSON.stringify(v))`;
   // `location` is unforgeable: a page cannot make it report another origin.
   const guarded = (expression: string) =>
     origin === undefined
@@ -78,12 +83,24 @@ async function run(
       : `(location.origin === ${JSON.stringify(origin)} ? ${expression} : JSON.stringify({ ${WRONG_ORIGIN}: location.origin }))`;
   // The script (tens of kB) is sent only to a document that does not hold it yet: most calls
   // find it installed and cost a short expression.
+  const sentAt = Date.now();
   let json = await tab.evaluate(
     frame,
     guarded(`(globalThis.${key} ? ${call(`globalThis.${key}`)} : ${JSON.stringify(MISSING)})`),
   );
   if (json === MISSING && installing) json = await tab.evaluate(frame, guarded(call(install)));
-  return typeof json === 'string' && json !== MISSING ? JSON.parse(json) : json;
+  if (typeof json !== 'string' || json === MISSING) return json;
+  const answer = JSON.parse(json) as unknown;
+  if (!isTitled(answer)) return answer;
+  tab.titleRead(answer.t, sentAt);
+  return answer.v;
+}
+
+/** Marks a main-frame answer that carries the title: no page function returns this key. */
+const TITLED = '__swiftbrowse_titled__';
+
+function isTitled(answer: unknown): answer is { v: unknown; t: string } {
+  return typeof answer === 'object' && answer !== null && TITLED in answer;
 }
 
 /** The expression that yields the installed api object (drivers use it to fetch element handles). */

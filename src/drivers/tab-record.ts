@@ -28,6 +28,10 @@ const noop = () => undefined;
  * `K` is how the driver names a request (Playwright's Request, a BiDi request id).
  */
 export class TabRecord<K> {
+  /** The document's title as last read. */
+  title = '';
+  /** When the page call that read it was sent, and the URL the tab showed when it came back. */
+  private titleAt?: { sentAt: number; url: string };
   readonly console = new BoundedLog<ConsoleEntry>(LOG_LIMIT);
   readonly network = new BoundedLog<NetworkEntry>(LOG_LIMIT);
   navigations = 0;
@@ -48,6 +52,17 @@ export class TabRecord<K> {
   /** The awaited URL a probe was last sent for, and the one whose page answered it anyway. */
   private probed?: string;
   private answers?: string;
+
+  titleRead(title: string, sentAt: number, url: string): void {
+    this.title = title;
+    this.titleAt = { sentAt, url };
+  }
+
+  /** The title read by a call sent at or after `since`, while the tab still shows that URL. */
+  titleReadSince(since: number, url: string): string | undefined {
+    const at = this.titleAt;
+    return at && at.sentAt >= since && at.url === url ? this.title : undefined;
+  }
 
   /** `navigation`: the main frame's own document (or a redirect of it), not one of its resources. */
   requestStarted(key: K, navigation = false): void {

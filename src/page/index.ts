@@ -59,6 +59,18 @@ const framed = {
 watchActivity();
 quietDialogStorms();
 
+/** The browser's own title getter, held before the page's scripts run: a page's redefinition is not read. */
+const titleGetter = Object.getOwnPropertyDescriptor(Document.prototype, 'title')?.get;
+
+/** The document's title, read on the way back of every main-frame call: the answer's `page.title`. */
+function pageTitle(): string {
+  try {
+    return String(titleGetter?.call(document) ?? '');
+  } catch {
+    return '';
+  }
+}
+
 export const api = {
   element: elementOf,
   addressOf: addressOfHandle,
@@ -97,6 +109,7 @@ export const api = {
   setDirectValue,
   tableRows,
   textVisible: framed.textVisible,
+  title: pageTitle,
   track,
   trackUnlessStill,
   typeSecret,

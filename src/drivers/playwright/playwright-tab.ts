@@ -53,7 +53,6 @@ const PAINTED_FRAME_WAIT_MS = 2000;
 export class PlaywrightTab implements BrowserTab {
   private readonly record = new TabRecord<Request>();
   private readonly dialogs = new DialogGate((script) => this.page.evaluate(script));
-  private lastTitle = '';
   private dead = false;
   private readonly requestEntries = new WeakMap<Request, NetworkEntry>();
   /** The main frame's CDP session: captures, liveness pings, stopping a script. */
@@ -135,19 +134,27 @@ export class PlaywrightTab implements BrowserTab {
   }
 
   knownTitle(): string {
-    return this.lastTitle;
+    return this.record.title;
+  }
+
+  titleRead(title: string, sentAt: number): void {
+    this.record.titleRead(title, sentAt, this.url());
+  }
+
+  titleReadSince(since: number): string | undefined {
+    return this.record.titleReadSince(since, this.url());
   }
 
   async title(): Promise<string> {
     // A page behind a dialog (or crashed) cannot run script; the title it had is the honest answer.
-    if (this.dialogs.pending() || this.dead) return this.lastTitle;
+    if (this.dialogs.pending() || this.dead) return this.record.title;
     try {
       const title = this.held(() => this.page.title());
-      this.lastTitle = await within(title, TITLE_WAIT_MS, this.lastTitle);
+      this.record.title = await within(title, TITLE_WAIT_MS, this.record.title);
     } catch {
       // closed or navigating: keep the last one
     }
-    return this.lastTitle;
+    return this.record.title;
   }
 
   async goto(url: string, timeoutMs: number): Promise<NavigationOutcome> {

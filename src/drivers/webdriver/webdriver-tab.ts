@@ -119,7 +119,6 @@ export class WebDriverTab implements BrowserTab {
   private readonly started = new Map<string, number>();
   private startedCount = 0;
   private urlFrom = 0;
-  private lastTitle = '';
   private closed = false;
   private size: { width: number; height: number };
   private pointer = { x: 0, y: 0 };
@@ -396,18 +395,26 @@ export class WebDriverTab implements BrowserTab {
   }
 
   knownTitle(): string {
-    return this.lastTitle;
+    return this.record.title;
+  }
+
+  titleRead(title: string, sentAt: number): void {
+    this.record.titleRead(title, sentAt, this.url());
+  }
+
+  titleReadSince(since: number): string | undefined {
+    return this.record.titleReadSince(since, this.url());
   }
 
   async title(): Promise<string> {
-    if (this.dialogs.pending() || this.dead) return this.lastTitle;
+    if (this.dialogs.pending() || this.dead) return this.record.title;
     try {
       const title = await within(this.evaluate([], 'document.title'), TITLE_WAIT_MS, undefined);
-      if (typeof title === 'string') this.lastTitle = title;
+      if (typeof title === 'string') this.record.title = title;
     } catch {
       // navigating or closed: keep the last one
     }
-    return this.lastTitle;
+    return this.record.title;
   }
 
   goto(url: string, timeoutMs: number): Promise<NavigationOutcome> {

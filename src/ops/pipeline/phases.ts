@@ -59,6 +59,8 @@ export interface OpRun {
   ctx?: OpContext;
   /** Input reached the page: from then on the op is never retried. */
   delivered: boolean;
+  /** When an acting op's action returned (epoch ms): a title read before it may be stale. */
+  actedAt?: number;
   /** The tab the op works on: the one it started on, then the one it left active. */
   tab?: BrowserTab;
   /** The tab the op started on; settling is measured on it. */
@@ -249,6 +251,7 @@ export async function act(run: OpRun): Promise<void> {
   for (;;) {
     try {
       run.result.ran(await op.run(ctx, args));
+      run.actedAt = Date.now();
       // Its action returned: the input reached the page, whatever settling and expect then take.
       if (op.acts && request.progress) request.progress.delivered = true;
       break;
@@ -422,7 +425,9 @@ export async function finish(run: OpRun): Promise<ActionResult> {
   const tab = session.activeTab() ?? run.tab;
   const screen = await failureEvidence(run, tab);
   const page =
-    tab && !tab.isClosed() ? { url: tab.url(), title: await tab.title(), tab: tab.id } : undefined;
+    tab && !tab.isClosed()
+      ? { url: tab.url(), title: await titleOf(run, tab), tab: tab.id }
+      : undefined;
   if (page && !tab?.showsErrorPage()) session.rememberUrl(page.url);
   const built = result.build({
     op: request.op,
@@ -454,6 +459,16 @@ export async function finish(run: OpRun): Promise<ActionResult> {
     phases: run.phases.record,
   });
   return final;
+}
+
+/**
+ * The title as the op leaves the page: the one a page call read on its way back after the action
+ * (the settle's look, the changes' walk), on the document shown now; else asked for.
+ */
+function titleOf(run: OpRun, tab: BrowserTab): Promise<string> {
+  const since = run.op?.acts ? run.actedAt : run.started;
+  const read = since === undefined ? undefined : tab.titleReadSince(since);
+  return read === undefined ? tab.title() : Promise.resolve(read);
 }
 
 /** A failed acting op attaches the screen; one capture serves the evidence and the log's frame. */
