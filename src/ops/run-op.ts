@@ -124,22 +124,24 @@ async function unstarted(rt: OpRuntime, request: OpRequest, error: OpError): Pro
  * session log records how long each took (`phases`).
  */
 async function execute(rt: OpRuntime, request: OpRequest): Promise<ActionResult> {
-  // The previous op's frame is taken before this op can change the page; an op that only reads
-  // it (snapshot, find, status…) does not wait.
-  const op = rt.ops.get(request.op);
-  const frameWait = op?.acts || op?.managesBrowser ? performance.now() : undefined;
-  if (frameWait !== undefined) await rt.logs?.captured(request.session.name);
   const run = openRun(
     rt,
     request,
     (nested) => bounded(rt, nested, (progress) => execute(rt, { ...nested, progress })).answer,
   );
-  if (frameWait !== undefined) run.phases.add('previous_frame', performance.now() - frameWait);
+  const { op } = run;
   // The phases that ran, in order: one that throws ends the list, so the log shows where.
   const time = (name: string, phase: () => Promise<void>) => run.phases.time(name, phase);
+  // The previous op's frame is taken before this op can change the page: one that opens, closes
+  // or switches tabs waits at its start, an acting op just before its action (its lookups change
+  // nothing, and the frame is taken meanwhile), one that only reads does not wait.
+  const previousFrame = () =>
+    time('previous_frame', async () => rt.logs?.captured(run.session.name));
   try {
+    if (op?.managesBrowser) await previousFrame();
     await time('prepare', () => prepare(run));
     await time('observe', () => observeBefore(run));
+    if (op?.acts && !op.managesBrowser) await previousFrame();
     await time('act', () => act(run));
     await time('settle', () => settleAction(run));
     await time('side_effects', () => collectSideEffects(run));

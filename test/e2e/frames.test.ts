@@ -46,7 +46,8 @@ for (const origin of ['same-origin', 'cross-origin'] as const) {
       page = `/fr/host-${origin}.html`;
       h.server.setContent(page, host(src));
     });
-    const open = (s: string) => h.op('goto', { url: `${h.server.PREFIX}${page}` }, s);
+    const open = async (s: string) =>
+      ok(await h.op('goto', { url: `${h.server.PREFIX}${page}` }, s));
 
     test('find {text} lists the element in the frame, its ref carrying the frame', async () => {
       await open('f1');

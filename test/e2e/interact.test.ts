@@ -78,8 +78,12 @@ describe('click', () => {
     const clickedAt = (await pageValue(h, 'window.clickedAt')) as number;
     assert.ok(clickedAt > 290, `clicked where it came to rest, at x ${clickedAt}`);
     // Always on its way, fast (377 px/s) and in place: an alternating animation would rest for a
-    // frame at each turn, and a slow drift moves less than a pixel between close frames.
-    const moving = await h.op('click', { target: { role: 'button', name: 'Drift' }, timeout: 800 });
+    // frame at each turn, and a slow drift moves less than a pixel between close frames. The
+    // timeout leaves a starved page time to answer the probes (800 ms ran out at load 25).
+    const moving = await h.op('click', {
+      target: { role: 'button', name: 'Drift' },
+      timeout: 2500,
+    });
     assert.equal(moving.body.error?.kind, 'not_actionable', JSON.stringify(moving.body.error));
     assert.match(moving.body.error!.message, /still moving/);
   });

@@ -257,9 +257,9 @@ describe("the runner's phases", () => {
       .find((l) => l.action_id === r.body.action_id)!;
     const phases = line.phases ?? {};
     assert.deepEqual(Object.keys(phases), [
-      'previous_frame',
       'prepare',
       'observe',
+      'previous_frame',
       'act',
       'settle',
       'side_effects',

@@ -31,8 +31,10 @@ for (const store of ['memory', 'redis'] as const) {
 
     test('two sessions keep their own cookies, storage and tabs; a third is refused by MAX_SESSIONS', async () => {
       const page = `${h.server.PREFIX}/login.html`;
-      await h.op('goto', { url: page }, `a-${store}`);
-      await h.op('goto', { url: page }, `b-${store}`);
+      for (const s of [`a-${store}`, `b-${store}`]) {
+        const opened = await h.op('goto', { url: page }, s);
+        assert.equal(opened.body.ok, true, JSON.stringify(opened.body.error));
+      }
       await value(`a-${store}`, "document.cookie = 'who=a'; localStorage.setItem('k', 'a'); 1");
       await h.op('tab_new', {}, `a-${store}`);
       assert.equal(await value(`b-${store}`, 'document.cookie'), '');
