@@ -73,6 +73,19 @@ export function appliesTo(urls: string[] | undefined, url: string): boolean {
   return urls.some((glob) => glob === '*' || globToRegExp(glob).test(withPath(url)));
 }
 
+/** A page flows can be listed for: a URL with a scheme and `//` (about:blank is no page of a site). */
+export function isPageUrl(url: string | undefined): url is string {
+  return !!url && /^[a-z][a-z0-9+.-]*:\/\/./i.test(url);
+}
+
+/** A library's flows for one page: those whose urls cover it, and how many others it has. */
+export interface FlowsHere {
+  url: string;
+  filtered: true;
+  hidden: number;
+  flows: FlowSummary[];
+}
+
 function summarise(name: string, library: string, text: string): FlowSummary {
   const summary: FlowSummary = { name, library };
   try {
@@ -188,10 +201,20 @@ export class FlowLibrary {
     );
   }
 
+  /**
+   * The flows a session can run whose urls cover this page: the one rule behind flow_list,
+   * GET /flows?url=, the MCP resource of the page's flows and the status's `flows_here`.
+   */
+  async listHere(library: string, url: string): Promise<FlowsHere> {
+    const all = await this.list(library);
+    const flows = all.filter((f) => appliesTo(f.urls, url));
+    return { url, filtered: true, hidden: all.length - flows.length, flows };
+  }
+
   /** Names of the flows a session can run whose urls cover this page (session status). */
   async namesHere(library: string, url: string | undefined): Promise<string[]> {
-    if (!url || !/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return [];
-    return (await this.list(library)).filter((f) => appliesTo(f.urls, url)).map((f) => f.name);
+    if (!isPageUrl(url)) return [];
+    return (await this.listHere(library, url)).flows.map((f) => f.name);
   }
 
   /** Every library on disk, for the operator. */

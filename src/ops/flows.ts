@@ -4,7 +4,7 @@ import { OpError } from '../core/errors.js';
 import { flag, jsonObject } from '../core/schema.js';
 import { flowSource } from '../flows/document.js';
 import { deleteFlow, describeFlow, saveFlow } from '../flows/edit.js';
-import { appliesTo, libraryOf } from '../flows/library.js';
+import { isPageUrl, libraryOf } from '../flows/library.js';
 import { runFlow } from '../flows/runner.js';
 import { validateFlow } from '../flows/validate.js';
 import { verdictOf } from '../flows/verdict.js';
@@ -38,17 +38,10 @@ export const flowList = defineOp({
   }),
   async run(ctx, args) {
     const library = libraryOfCaller(ctx);
-    const all = await ctx.flows.list(library);
     const url = ctx.session.lastUrl;
-    const filter = !args.everywhere && !!url && /^[a-z][a-z0-9+.-]*:\/\//i.test(url);
-    const flows = filter ? all.filter((f) => appliesTo(f.urls, url)) : all;
-    return {
-      data: {
-        library,
-        ...(filter ? { url, filtered: true, hidden: all.length - flows.length } : {}),
-        flows,
-      },
-    };
+    if (args.everywhere || !isPageUrl(url))
+      return { data: { library, flows: await ctx.flows.list(library) } };
+    return { data: { library, ...(await ctx.flows.listHere(library, url)) } };
   },
 });
 

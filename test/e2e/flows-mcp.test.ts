@@ -104,6 +104,35 @@ describe('flows over MCP', () => {
     );
   });
 
+  test("the page's flows are a resource, read as flow_list reads them for that page", async () => {
+    for (const [name, urls] of [
+      ['fm-fixtures', [`${h.server.PREFIX}/*`]],
+      ['fm-elsewhere', ['https://elsewhere.example/*']],
+    ] as const) {
+      const flow = { name, urls, steps: [{ op: 'goto', args: { url: page('links.html') } }] };
+      await mcp.callTool({ name: 'browser_flow_save', arguments: { flow } });
+    }
+    await mcp.callTool({ name: 'browser_goto', arguments: { url: page('login.html') } });
+    const { resources } = await mcp.listResources();
+    assert.ok(resources.some((r) => r.uri === 'swiftbrowse://session/flows'));
+    const read = await mcp.readResource({ uri: 'swiftbrowse://session/flows' });
+    const here = JSON.parse((read.contents[0] as { text: string }).text) as {
+      url: string;
+      flows: { name: string }[];
+    };
+    assert.equal(here.url, page('login.html'));
+    const names = here.flows.map((f) => f.name);
+    assert.ok(names.includes('fm-fixtures'), names.join(', '));
+    assert.ok(!names.includes('fm-elsewhere'), names.join(', '));
+    const listed = bodyOf(
+      (await mcp.callTool({
+        name: 'browser_flow_list',
+        arguments: { detail: 'full' },
+      })) as CallToolResult,
+    );
+    assert.deepEqual(here, listed.data);
+  });
+
   test('the prompts are listed and filled; the flow schema and library are resources', async () => {
     const { prompts } = await mcp.listPrompts();
     assert.deepEqual(prompts.map((p) => p.name).sort(), ['build_flow', 'repair_flow']);

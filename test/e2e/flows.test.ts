@@ -388,6 +388,50 @@ describe('libraries', () => {
     );
   });
 
+  test('GET /flows?url= lists the flows flow_list shows on that page; a bad url or parameter is refused', async () => {
+    const at = (urls: string[] | undefined, name: string) => ({
+      name,
+      ...(urls ? { urls } : {}),
+      steps: [{ op: 'goto', args: { url: page('links.html') } }],
+    });
+    for (const flow of [
+      at([`${h.server.PREFIX}/*`], 'on-fixtures'),
+      at(['https://elsewhere.example/*'], 'on-elsewhere'),
+      at(undefined, 'on-any-page'),
+    ])
+      assert.equal((await save(flow, 'pages')).body.ok, true);
+    assert.equal((await h.op('goto', { url: page('login.html') }, 'pages')).body.ok, true);
+    const here = (await h.op('flow_list', {}, 'pages')).body.data!;
+    const names = (body: Data) => (body.flows as { name: string }[]).map((f) => f.name);
+    const get = (query: string) =>
+      h.request(`/flows${query}`, { headers: { 'x-session-key': 'pages' } });
+
+    const r = await get(`?url=${encodeURIComponent(page('login.html'))}`);
+    assert.equal(r.status, 200);
+    const listed = (await r.json()) as Data;
+    assert.deepEqual(listed, { library: 'pages', ...here });
+    assert.ok(names(listed).includes('on-fixtures') && names(listed).includes('on-any-page'));
+    assert.ok(!names(listed).includes('on-elsewhere'));
+    const away = (await (await get('?url=https://elsewhere.example/a')).json()) as Data;
+    assert.ok(names(away).includes('on-elsewhere') && !names(away).includes('on-fixtures'));
+    assert.ok(names((await (await get('')).json()) as Data).includes('on-elsewhere'));
+
+    for (const [query, said] of [
+      [
+        '?url=elsewhere.example/a',
+        /url: expected the page's whole URL.*got "elsewhere\.example\/a"/,
+      ],
+      ['?url=', /url: expected the page's whole URL/],
+      ['?page=x', /unknown argument "page" — GET \/flows takes session, url/],
+    ] as const) {
+      const refused = await get(query);
+      const body = (await refused.json()) as ActionResult;
+      assert.equal(refused.status, 400, query);
+      assert.equal(body.error?.kind, 'invalid_argument');
+      assert.match(body.error!.message, said);
+    }
+  });
+
   test('a hand-edited invalid file is refused at run, naming the step', async () => {
     const dir = join(h.dataDir, 'flows', 'f5');
     mkdirSync(dir, { recursive: true });

@@ -107,6 +107,11 @@ describe('the OpenAPI document', () => {
     assert.equal(paths['/flows/{name}/runs'].post.operationId, 'flow_run');
     assert.deepEqual(paths['/flows/{name}/runs'].post.security, [{ callerToken: [] }]);
     assert.ok(paths['/flows/{name}'].put.requestBody?.content['application/yaml']);
+    const listParams = (paths['/flows'].get as Operation & { parameters: Json[] }).parameters;
+    assert.ok(
+      listParams.some((p) => p.name === 'url' && p.in === 'query'),
+      'GET /flows documents ?url=',
+    );
     assert.deepEqual(paths['/admin/sessions'].get.security, [
       { operatorToken: [] },
       { operatorCookie: [] },

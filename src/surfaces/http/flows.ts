@@ -1,7 +1,10 @@
 import { Hono, type Context } from 'hono';
+import { z } from 'zod';
+import { parseArgs } from '../../core/args.js';
 import { OpError, toOpError } from '../../core/errors.js';
+import { argsJsonSchema } from '../../core/json-schema.js';
 import { deleteFlow, describeFlow, saveFlow, type Writer } from '../../flows/edit.js';
-import { GLOBAL_LIBRARY, libraryOf } from '../../flows/library.js';
+import { GLOBAL_LIBRARY, isPageUrl, libraryOf } from '../../flows/library.js';
 import { flowJsonSchema } from '../../flows/schema.js';
 import { runOp, type OpRuntime } from '../../ops/run-op.js';
 import { jsonBody } from './guards.js';
@@ -11,6 +14,7 @@ import {
   json,
   nameParam,
   opOperation,
+  queryParam,
   ref,
   routeDoc,
   SESSION_PARAMS,
@@ -60,6 +64,25 @@ const FLOW_SAVED = json({
   },
   required: ['name', 'library', 'revision', 'created'],
 });
+
+/** GET /flows's query: an unknown parameter is refused like an unknown argument, naming these. */
+const listQuery = z.strictObject({
+  session: z.string().optional(),
+  url: z
+    .string()
+    .refine(isPageUrl, {
+      error: (issue) =>
+        `expected the page's whole URL with its scheme, e.g. ?url=https://admin.example.com/login, got ${JSON.stringify(issue.input)}; leave url out to list every flow`,
+    })
+    .optional()
+    .describe(
+      "Only the flows whose urls cover this page (its whole URL, with its scheme), by flow_list's rule for the current page",
+    ),
+});
+const LIST_URL_PARAM = (() => {
+  const { description, ...schema } = (argsJsonSchema(listQuery).properties as Json).url as Json;
+  return queryParam('url', String(description), schema);
+})();
 
 /** A flow route's failure, answered like the op it stands for. */
 export const refuse = (c: Context, op: string, e: unknown) => failure(c, op, toOpError(e));
@@ -188,27 +211,36 @@ export function flowRoutes(rt: OpRuntime): Hono {
     '/flows',
     routeDoc({
       id: 'flows_list',
-      summary: 'The flows of the caller’s library (global when no session is named)',
+      summary:
+        'The flows of the caller’s library (global when no session is named); with url, those for that page',
       tag: 'flows',
       access: 'caller',
-      parameters: SESSION_PARAMS,
+      parameters: [...SESSION_PARAMS, LIST_URL_PARAM],
       answers: {
         200: {
-          description: 'The library and its flows',
+          description:
+            'The library and its flows; with url, also the url, filtered: true and how many flows it hid',
           content: json({
             type: 'object',
             properties: {
               library: { type: 'string' },
+              url: { type: 'string' },
+              filtered: { const: true },
+              hidden: { type: 'integer' },
               flows: { type: 'array', items: { type: 'object' } },
             },
+            required: ['library', 'flows'],
           }),
         },
       },
+      fails: [400],
     }),
     async (c) => {
       try {
+        const { url } = parseArgs('GET /flows', listQuery, c.req.query());
         const lib = library(c);
-        return c.json({ library: lib, flows: await rt.flows.list(lib) });
+        if (url === undefined) return c.json({ library: lib, flows: await rt.flows.list(lib) });
+        return c.json({ library: lib, ...(await rt.flows.listHere(lib, url)) });
       } catch (e) {
         return refuse(c, 'flow_list', e);
       }

@@ -98,6 +98,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     },
     opData: (op) => opData(extra, op),
     flowLibrary: () => opData(extra, 'flow_list', { everywhere: true }),
+    flowsHere: () => opData(extra, 'flow_list', {}),
     flowSchema: () => flowJsonSchema(runtime.ops.values()),
     flow: (name) => opData(extra, 'flow_get', { name }),
     file: async (name) => {

@@ -13,6 +13,8 @@ export const OPS_URI = 'swiftbrowse://ops';
 export const SECRETS_URI = 'swiftbrowse://secrets';
 export const FILES_URI = 'swiftbrowse://files';
 export const FLOWS_URI = 'swiftbrowse://flows';
+// Under the session, not flows/: a flow may be named anything, "here" included.
+export const FLOWS_HERE_URI = 'swiftbrowse://session/flows';
 export const FLOW_SCHEMA_URI = 'swiftbrowse://schemas/flow';
 const SKILL_PREFIX = 'skill://swiftbrowse/';
 const SKILL_DIR = join(PACKAGE_ROOT, 'skill');
@@ -27,6 +29,8 @@ export interface ResourceSource {
   opData(op: 'secrets' | 'files'): Promise<unknown>;
   /** The session's flows and the global ones (flow_list everywhere). */
   flowLibrary(): Promise<unknown>;
+  /** The flows whose urls cover the session's current page (flow_list). */
+  flowsHere(): Promise<unknown>;
   /** The JSON Schema of a flow document. */
   flowSchema(): unknown;
   /** One saved flow as flow_get reads it (yours, else the global one). */
@@ -167,6 +171,13 @@ export async function listResources(): Promise<Resource[]> {
       description: 'The saved flows you can run (yours and global), with their parameters',
     },
     {
+      uri: FLOWS_HERE_URI,
+      name: 'flows here',
+      mimeType: 'application/json',
+      description:
+        'The saved flows for the page this session is on: those whose urls cover its URL (every flow when no page is open); read at the time of reading, so read it again after the page changes',
+    },
+    {
       uri: FLOW_SCHEMA_URI,
       name: 'flow schema',
       mimeType: 'application/schema+json',
@@ -189,6 +200,7 @@ export async function readResource(
   if (uri === SECRETS_URI) return json(uri, await source.opData('secrets'));
   if (uri === FILES_URI) return json(uri, await source.opData('files'));
   if (uri === FLOWS_URI) return json(uri, await source.flowLibrary());
+  if (uri === FLOWS_HERE_URI) return json(uri, await source.flowsHere());
   if (uri === FLOW_SCHEMA_URI) return json(uri, source.flowSchema());
   const templated = await readTemplated(source, uri);
   if (templated) return templated;
