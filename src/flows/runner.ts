@@ -76,7 +76,14 @@ export interface FlowRunOutcome {
 
 /** What the runner needs from the op layer: run one op in the caller's session. */
 export interface StepRunner {
-  runStep(op: string, args: unknown, ref: RunRef, signal: AbortSignal): Promise<ActionResult>;
+  /** `endsBy` (epoch ms) is when the run's budget ends: the op's own time is cut to it. */
+  runStep(
+    op: string,
+    args: unknown,
+    ref: RunRef,
+    signal: AbortSignal,
+    endsBy: number,
+  ): Promise<ActionResult>;
   /** The step the run is on, for progress notifications. */
   progress(news: Progress): void;
   /** Aborted when the caller cancels: no further step starts. */
@@ -193,7 +200,9 @@ export async function runFlow(
 ): Promise<FlowRunOutcome> {
   const { values, bound, warnings } = bindParameters(flow, options.params);
   const budgetMs = (flow.timeout ?? DEFAULT_FLOW_TIMEOUT_S) * 1000;
-  const deadline = Date.now() + budgetMs;
+  const started = Date.now();
+  const deadline = started + budgetMs;
+  const bounds = { flow, budgetMs, started };
   const budget = AbortSignal.timeout(budgetMs);
   const signal = runner.signal ? AbortSignal.any([runner.signal, budget]) : budget;
   const report: FlowRunReport = {
@@ -224,7 +233,8 @@ export async function runFlow(
       break;
     }
     if (Date.now() >= deadline) {
-      error = timedOut(flow, label, n, budgetMs);
+      // The step before used the time up (finished late, or failed and was tolerated).
+      error = outOfTime(bounds, n - 1, flow.steps[i - 1], results[i - 1], label);
       break;
     }
     runner.progress({
@@ -243,7 +253,9 @@ export async function runFlow(
       ...(step.id ? { step_id: step.id } : {}),
       ...(step.on_error === 'continue' ? { tolerated: true } : {}),
     };
-    const result = await runner.runStep(step.op, args, ref, signal).catch(failedStep(step.op));
+    const result = await runner
+      .runStep(step.op, args, ref, signal, deadline)
+      .catch(failedStep(step.op));
     report.steps_run = n;
     // A report carries no image bytes and no author script (DESIGN §3.5, §8).
     const clean = withoutScripts(withoutImages(result)) as ActionResult;
@@ -275,15 +287,17 @@ export async function runFlow(
       break;
     }
     if (result.ok || step.on_error === 'continue') continue;
-    if (budget.aborted) {
-      error = timedOut(flow, label, n, budgetMs);
+    // A step whose time was the budget's and that might have passed with more was cut by it.
+    const cut = result.timing.started_at_ms + result.timing.timeout_ms >= deadline;
+    if (Date.now() >= deadline || (cut && result.error?.recoverable)) {
+      error = outOfTime(bounds, n, step, clean);
       break;
     }
     let shot = result.evidence?.find((e) => e.kind === 'screenshot');
     if (!shot && !signal.aborted) {
       // Every failure carries a picture of the page (DESIGN §8); acting ops took one already.
       const taken = await runner
-        .runStep('screenshot', { format: 'jpeg', quality: 60 }, ref, signal)
+        .runStep('screenshot', { format: 'jpeg', quality: 60 }, ref, signal, deadline)
         .catch(failedStep('screenshot'));
       shot = taken.evidence?.find((e) => e.kind === 'screenshot');
       if (shot) {
@@ -323,11 +337,37 @@ function failedStep(op: string) {
   };
 }
 
-function timedOut(flow: Flow, label: string, n: number, budgetMs: number): OpError {
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/**
+ * The run's budget ran out while step `n` ran: it names that step, what it was doing (its own
+ * error, when it was cut), the budget and the time spent, and, when it finished late, the step
+ * that could not start.
+ */
+function outOfTime(
+  run: { flow: Flow; budgetMs: number; started: number },
+  n: number,
+  step: FlowStep,
+  result: ActionResult | undefined,
+  notStarted?: string,
+): OpError {
+  const { flow, budgetMs } = run;
+  const elapsedMs = Date.now() - run.started;
+  const cut = result && !result.ok ? result.error : undefined;
+  const details: Record<string, unknown> = { step: n };
+  if (step.id) details.id = step.id;
+  details.op = step.op;
+  details.timeout_s = budgetMs / 1000;
+  details.elapsed_ms = elapsedMs;
+  if (result?.page?.url) details.url = result.page.url;
+  if (cut?.details) details.step_error = withoutScripts(cut.details);
+  const when = cut
+    ? `, ${seconds(elapsedMs)} into the run, and the step was cut there`
+    : `, which ended ${seconds(elapsedMs)} into the run${notStarted ? `, so ${notStarted} was not started` : ''}`;
   return new OpError(
     'timeout',
-    `The flow "${flow.name}" ran out of its ${budgetMs / 1000} s timeout at ${label}. If it is meant to wait that long, raise timeout: (seconds) at the top of the flow.`,
-    { details: { step: n } },
+    `The flow "${flow.name}" ran out of its ${budgetMs / 1000} s timeout during ${stepLabel(n, step)}${when}. If the flow is meant to take that long, raise timeout: (seconds) at the top of the flow; otherwise give that step less to wait for.${cut ? ` The step said: ${cut.message}` : ''}`,
+    { details },
   );
 }
 

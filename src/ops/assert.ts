@@ -102,9 +102,17 @@ export const waitFor = defineOp({
     const hasCondition =
       args.all !== undefined || CONDITION_TYPES.some((k) => args[k] !== undefined);
     if (args.ms !== undefined && !hasCondition) {
+      const started = Date.now();
       await new Promise((r) =>
-        setTimeout(r, Math.min(args.ms!, Math.max(0, ctx.deadline - Date.now()))),
+        setTimeout(r, Math.min(args.ms!, Math.max(0, ctx.deadline - started))),
       );
+      // A wait cut short is not a wait done: the step after it would act too soon.
+      if (args.ms > ctx.timeoutMs)
+        throw new OpError(
+          'timeout',
+          `wait_for {ms: ${args.ms}} was cut after ${Date.now() - started} ms, when its ${ctx.timeoutMs} ms ran out.${ctx.run ? '' : ' Give it a timeout longer than ms, or wait for a condition instead.'}`,
+          { details: { ms: args.ms, waited_ms: Date.now() - started } },
+        );
       return { data: { waited_ms: args.ms } };
     }
     const conditions = conditionsOf('wait_for', args);

@@ -81,6 +81,18 @@ export function opTimeoutMs(op: OpDefinition | undefined, args: unknown, session
   return loads ? Math.max(timeoutMs, loadTimeoutMs(session.settings)) : timeoutMs;
 }
 
+/**
+ * The op's time cut to what is left of the budget of the flow it is a step of: the step that
+ * is running when the run's time ends is the one that answers `timeout`, not the next.
+ */
+export function withinBudget(
+  timeoutMs: number,
+  endsBy: number | undefined,
+  now = Date.now(),
+): number {
+  return endsBy === undefined ? timeoutMs : Math.max(1, Math.min(timeoutMs, endsBy - now));
+}
+
 export interface BoundedRun {
   /** The op's answer, within its timeout plus DEADLINE_MARGIN_MS. */
   answer: Promise<ActionResult>;
@@ -122,13 +134,13 @@ export interface OpProgress {
  */
 export function bounded(
   rt: DeadlineContext,
-  request: { op: string; args: unknown; session: Session; run?: RunRef },
+  request: { op: string; args: unknown; session: Session; run?: RunRef; endsBy?: number },
   run: (progress: OpProgress) => Promise<ActionResult>,
 ): BoundedRun {
   const { session } = request;
   const op = rt.ops.get(request.op);
-  const timeoutMs = opTimeoutMs(op, request.args, session);
   const started = Date.now();
+  const timeoutMs = withinBudget(opTimeoutMs(op, request.args, session), request.endsBy, started);
   const openingBefore = rt.sessions.openingSpent(session);
   const before = session.activeTab()?.activity();
   const navigationsBefore = before?.navigationsSent ?? 0;

@@ -62,6 +62,8 @@ export interface NestedOptions {
   run?: RunRef;
   /** Stops it early (a flow's cancel or timeout). */
   signal?: AbortSignal;
+  /** Epoch ms when the flow's budget ends: the op's own time is cut to end by then. */
+  endsBy?: number;
   /** What progress says instead of `step N: op`. */
   progress?: Progress;
   surface?: Surface;

@@ -147,8 +147,8 @@ export const flowRun = defineOp({
       {
         signal: ctx.signal,
         progress: (news) => (progress = news),
-        runStep: (op, stepArgs, run, signal) =>
-          ctx.runNested(op, stepArgs, { run, signal, progress, surface: 'flow' }),
+        runStep: (op, stepArgs, run, signal, endsBy) =>
+          ctx.runNested(op, stepArgs, { run, signal, endsBy, progress, surface: 'flow' }),
       },
     );
     verdictOf(ctx.session).recordRun({

@@ -33,6 +33,8 @@ export interface OpRequest {
   /** Approval policy for this call's surface (DESIGN §3.6). */
   approval?: boolean;
   signal?: AbortSignal;
+  /** Epoch ms when the flow's budget ends (DESIGN §8): the op's time is cut to end by then. */
+  endsBy?: number;
   /** Told when a batch or flow starts each step, so a surface can report progress (MCP). */
   onProgress?: (progress: Progress) => void;
   /** The flow run and step this op is part of (DESIGN §8), for the session log and the report. */

@@ -239,6 +239,54 @@ describe('save, list, get, run, report', () => {
     assert.ok(!JSON.stringify(run.body).includes('base64'), 'no image bytes in a report');
   });
 
+  test("a flow's timeout cuts the step that is running and names it, not the step after", async () => {
+    h.server.setContent('/after-budget.html', '<h1>Never reached</h1>');
+    const flow = (name: string, wait: Data) => ({
+      name,
+      timeout: 2,
+      steps: [
+        { op: 'goto', args: { url: page('login.html') } },
+        { id: 'pause', op: 'wait_for', args: wait },
+        { op: 'goto', args: { url: page('after-budget.html') } },
+      ],
+    });
+    assert.equal((await save(flow('slow-pause', { ms: 8000 }))).body.ok, true);
+    assert.equal((await save(flow('slow-text', { text_visible: 'Never shown' }))).body.ok, true);
+    for (const [name, waitingFor] of [
+      ['slow-pause', /wait_for \{ms: 8000\} was cut after/],
+      ['slow-text', /Never shown/],
+    ] as const) {
+      const run = await h.op('flow_run', { name }, 'f1');
+      assert.equal(run.status, 504, JSON.stringify(run.body.error));
+      const error = run.body.error!;
+      assert.equal(error.kind, 'timeout');
+      assert.match(
+        error.message,
+        /ran out of its 2 s timeout during step 2 \(id "pause", wait_for\), \d+\.\d s into the run/,
+      );
+      assert.match(error.message, waitingFor, 'it says what the step was waiting for');
+      assert.match(error.message, /raise timeout:/);
+      assert.equal(error.details?.step, 2);
+      assert.equal(error.details?.op, 'wait_for');
+      assert.equal(error.details?.timeout_s, 2);
+      const elapsed = error.details?.elapsed_ms as number;
+      // Cut at the budget: the 8 s wait and the 10 s step timeout are not waited out.
+      assert.ok(elapsed >= 2000 && elapsed < 6000, `elapsed ${elapsed} ms`);
+      assert.equal(reportOf(run.body).steps_run, 2);
+    }
+    assert.ok(!h.server.requests.includes('/after-budget.html'), 'the step after never ran');
+  });
+
+  test('a fixed wait cut short by its own timeout fails instead of saying it waited', async () => {
+    const r = await h.op('wait_for', { ms: 1500, timeout: 300 }, 'f1');
+    assert.equal(r.status, 504);
+    assert.match(
+      r.body.error!.message,
+      /wait_for \{ms: 1500\} was cut after \d+ ms.*timeout longer/,
+    );
+    assert.equal((await h.op('wait_for', { ms: 50 }, 'f1')).body.data?.waited_ms, 50);
+  });
+
   test('on_error: continue keeps the run ok with the failed step visible', async () => {
     const flow = {
       name: 'cookie-banner',

@@ -30,6 +30,7 @@ import {
 } from '../track.js';
 import { failureMessage, verify } from '../verify.js';
 import { dismissDialog } from '../dialog-in-the-way.js';
+import { withinBudget } from '../deadline.js';
 import { PhaseTimes, ResultBuilder } from './result-builder.js';
 
 type Args = CommonArgs & Record<string, unknown>;
@@ -145,7 +146,7 @@ export async function prepare(run: OpRun): Promise<void> {
     request.progress.result = run.result;
     request.progress.expect = args.expect;
   }
-  run.timeoutMs = args.timeout ?? run.timeoutMs;
+  run.timeoutMs = withinBudget(args.timeout ?? run.timeoutMs, request.endsBy, run.started);
   run.ctx = contextOf(run, op);
   if (op.browser && !op.managesBrowser) {
     run.tab = await run.ctx.tab();
@@ -215,6 +216,7 @@ function contextOf(run: OpRun, op: OpDefinition): OpContext {
         args: nestedArgs,
         run: nested.run ?? request.run,
         signal: nested.signal ?? request.signal,
+        endsBy: nested.endsBy ?? request.endsBy,
         surface: nested.surface ?? request.surface,
       });
     },
