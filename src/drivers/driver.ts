@@ -13,6 +13,20 @@ export type MouseButton = 'left' | 'right' | 'middle';
 export const BROWSER_NAMES = ['chromium', 'chrome', 'edge', 'firefox'] as const;
 export type BrowserName = (typeof BROWSER_NAMES)[number];
 
+/**
+ * The version a local browser is asked to be, and who asked: `open`'s version over the HTTP
+ * caller's (X-Version, `?version=`), as on the Grid; "latest" asks for none. The local backend
+ * runs what is installed, so it refuses any other, from either layer, the same way.
+ */
+export function askedVersion(
+  options: Pick<OpenOptions, 'version' | 'clientVersion'>,
+): { value: string; by: string } | undefined {
+  const [value, by] = options.version
+    ? [options.version, 'version']
+    : [options.clientVersion, 'X-Version (or ?version=)'];
+  return value && value !== 'latest' ? { value, by } : undefined;
+}
+
 export interface OpenOptions {
   /** The session this browser serves (a Grid sees it as `se:swiftbrowseSession`). */
   session: string;

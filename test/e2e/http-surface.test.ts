@@ -164,6 +164,75 @@ describe("the caller's browser (X-Browser, ?browser=)", () => {
   });
 });
 
+describe("the caller's browser version (X-Version, ?version=)", () => {
+  const goto = (session: string, headers: Record<string, string>, query = '') =>
+    h.request(`/browser/goto${query}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-session-key': session, ...headers },
+      body: JSON.stringify({ url: `${h.server.PREFIX}/index.html` }),
+    });
+  const local = { skip: BACKEND === 'grid' && 'the Grid matches versions on its nodes' };
+
+  test(
+    'a version the local browser is not is refused as open {version} is, never ignored',
+    local,
+    async () => {
+      const opened = await h.op('open', { version: '1' }, 'version-open');
+      assert.equal(opened.status, 501);
+      assert.equal(opened.body.error?.kind, 'unsupported');
+      assert.match(opened.body.error!.message, /version 1 \(asked by version\)/);
+      for (const r of [
+        await goto('version-header', { 'x-version': '1' }),
+        await goto('version-query', {}, '?version=1'),
+      ]) {
+        const body = await json(r);
+        assert.equal(r.status, 501);
+        assert.equal(body.error?.kind, 'unsupported');
+        assert.match(body.error!.message, /version 1 \(asked by X-Version \(or \?version=\)\)/);
+        assert.match(body.error!.message, /Leave X-Version \(or \?version=\) out/);
+      }
+      // Refused before anything ran: no page was loaded for either caller.
+      for (const session of ['version-header', 'version-query'])
+        assert.equal(
+          (await json(await status(h, { 'x-session-key': session }))).data?.browser,
+          'closed',
+        );
+    },
+  );
+
+  test('the installed version, or latest, is taken and the call runs', local, async () => {
+    assert.equal(
+      (await h.op('goto', { url: `${h.server.PREFIX}/index.html` }, 'version-ok')).body.ok,
+      true,
+    );
+    const running = (await json(await status(h, { 'x-session-key': 'version-ok' }))).data
+      ?.running as { version: string };
+    const major = running.version.split('.')[0];
+    for (const version of [major, running.version, 'latest']) {
+      const r = await goto('version-ok', { 'x-version': version });
+      assert.equal(r.status, 200, `${version}: ${JSON.stringify((await json(r)).error)}`);
+    }
+    // A browser already open is no reason to ignore a version it is not.
+    const refused = await goto('version-ok', { 'x-version': '1' });
+    assert.equal(refused.status, 501);
+    await h.op('close', {}, 'version-ok');
+  });
+
+  test('a flow run takes the same version check as an op', local, async () => {
+    const r = await h.request('/flows/anything/runs', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-session-key': 'version-run',
+        'x-version': '1',
+      },
+      body: '{}',
+    });
+    assert.equal(r.status, 501);
+    assert.match((await json(r)).error!.message, /asked by X-Version/);
+  });
+});
+
 describe('discovery and health', () => {
   test('GET /ops lists every op with a JSON schema of its arguments', async () => {
     const r = await h.request('/ops');

@@ -4,16 +4,17 @@ import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Download } from 'playwright-core';
 import { OpError } from '../../core/errors.js';
 import { fileNameProblem } from '../../core/names.js';
-import type {
-  BrowserInfo,
-  BrowserSession,
-  BrowserTab,
-  CapabilitiesReport,
-  DownloadRecord,
-  Driver,
-  OpenOptions,
-  RunningBrowser,
-  StorageState,
+import {
+  askedVersion,
+  type BrowserInfo,
+  type BrowserSession,
+  type BrowserTab,
+  type CapabilitiesReport,
+  type DownloadRecord,
+  type Driver,
+  type OpenOptions,
+  type RunningBrowser,
+  type StorageState,
 } from '../driver.js';
 import { CHROMIUM_ARGS, findBrowser } from '../find-browser.js';
 import { fromPlaywright } from './errors.js';
@@ -202,15 +203,17 @@ function hostResolverRules(hosts: readonly string[]): string[] {
   return [`--host-resolver-rules=${rules.join(', ')}`];
 }
 
-/** Local Chromium through playwright-core: one browser process per launch setting, a context per session. */
 /** The local backend runs the installed Chromium only: asking for another version is unsupported. */
-function versionRefusal(asked: string, installed: string): void {
-  if (asked === installed || installed.startsWith(`${asked}.`)) return;
+function versionRefusal(options: OpenOptions, installed: string): void {
+  const asked = askedVersion(options);
+  if (!asked || asked.value === installed || installed.startsWith(`${asked.value}.`)) return;
   throw new OpError(
     'unsupported',
-    `This machine's Chromium is ${installed}; the local backend cannot run version ${asked}. Leave version out, or use a Selenium Grid that offers it.`,
+    `This machine's Chromium is ${installed}; the local backend cannot run version ${asked.value} (asked by ${asked.by}). Leave ${asked.by} out, or use a Selenium Grid that offers it.`,
   );
 }
+
+/** Local Chromium through playwright-core: one browser process per launch setting, a context per session. */
 
 export class PlaywrightDriver implements Driver {
   readonly backend = 'playwright' as const;
@@ -267,7 +270,7 @@ export class PlaywrightDriver implements Driver {
         `The local Playwright backend runs Chromium only, not ${options.browser}. Ask for browser "chromium", or use a Selenium Grid (GRID_URL, backend "grid") for ${options.browser}.`,
       );
     }
-    if (options.version) versionRefusal(options.version, (await this.info()).version);
+    if (askedVersion(options)) versionRefusal(options, (await this.info()).version);
   }
 
   async open(options: OpenOptions): Promise<BrowserSession> {
@@ -298,9 +301,9 @@ export class PlaywrightDriver implements Driver {
           storageState: options.storageStatePath,
         });
       }
-      if (options.version) {
+      if (askedVersion(options)) {
         try {
-          versionRefusal(options.version, version);
+          versionRefusal(options, version);
         } catch (e) {
           await context.close().catch(() => undefined);
           throw e;

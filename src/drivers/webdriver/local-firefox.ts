@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { OpError } from '../../core/errors.js';
 import { within } from '../../core/within.js';
 import {
+  askedVersion,
   browserEntry,
   type BrowserInfo,
   type BrowserSession,
@@ -293,10 +294,11 @@ export class LocalFirefoxDriver implements Driver {
 
   check(options: OpenOptions): void {
     this.path();
-    if (options.version && options.version !== 'latest' && options.version !== this.version)
+    const asked = askedVersion(options);
+    if (asked && asked.value !== this.version)
       throw new OpError(
         'unsupported',
-        `The local Firefox is the installed one${this.version ? ` (${this.version})` : ''}; another version needs a Selenium Grid (GRID_URL, backend "grid").`,
+        `The local Firefox is the installed one${this.version ? ` (${this.version})` : ''}, not version ${asked.value} (asked by ${asked.by}); another version needs a Selenium Grid (GRID_URL, backend "grid"). Leave ${asked.by} out to use the installed one.`,
       );
   }
 

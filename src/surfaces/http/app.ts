@@ -123,7 +123,7 @@ export function createHttpApp(rt: OpRuntime, version: string): Hono {
       // The whole result is HTTP's contract; ?detail=compact asks for what a model reads.
       const detail = detailOf(c.req.query('detail'), 'full');
       const caller = await session(c);
-      applyClientLayer(c, caller);
+      await applyClientLayer(c, caller, rt.sessions);
       const result = await runOp(rt, {
         op,
         args,

@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { OpError } from '../../core/errors.js';
 import { BROWSER_NAMES, type BrowserName } from '../../drivers/driver.js';
 import type { Session } from '../../sessions/session.js';
+import type { SessionManager } from '../../sessions/session-manager.js';
 import { applyClientBrowser } from '../../sessions/settings.js';
 
 /**
@@ -9,7 +10,11 @@ import { applyClientBrowser } from '../../sessions/settings.js';
  * X-Version or `?version=`, over the server's BROWSER and SESSION_VERSION, under what `open`
  * names. A workflow tool's connector sets them once for every call it makes.
  */
-export function applyClientLayer(c: Context, session: Session): void {
+export async function applyClientLayer(
+  c: Context,
+  session: Session,
+  sessions: SessionManager,
+): Promise<void> {
   const browser = (c.req.header('x-browser') ?? c.req.query('browser'))?.trim().toLowerCase();
   if (browser) {
     if (!(BROWSER_NAMES as readonly string[]).includes(browser))
@@ -20,6 +25,10 @@ export function applyClientLayer(c: Context, session: Session): void {
     applyClientBrowser(session.settings, browser as BrowserName, session.hasBrowser());
   }
   const version = (c.req.header('x-version') ?? c.req.query('version'))?.trim();
+  if (!version) return;
+  // Checked as open's version is, on every call: a backend that cannot run it refuses it.
+  const settings = { ...session.settings, clientVersion: version };
+  await sessions.checkSettings(session, settings);
   // Sent with the next browser this session opens.
-  if (version) session.settings.clientVersion = version;
+  session.settings.clientVersion = version;
 }

@@ -7,6 +7,7 @@ import { deleteFlow, describeFlow, saveFlow, type Writer } from '../../flows/edi
 import { GLOBAL_LIBRARY, isPageUrl, libraryOf } from '../../flows/library.js';
 import { flowJsonSchema } from '../../flows/schema.js';
 import { runOp, type OpRuntime } from '../../ops/run-op.js';
+import { applyClientLayer } from './client-layer.js';
 import { jsonBody } from './guards.js';
 import { answer, callerName, failure, namesSession } from './respond.js';
 import {
@@ -268,6 +269,8 @@ export function flowRoutes(rt: OpRuntime): Hono {
       if (typeof body !== 'object' || body === null || Array.isArray(body))
         throw new OpError('invalid_argument', 'The body is {"params": {…}, "verbose": false}.');
       const session = await rt.sessions.get(callerName(c));
+      // A run opens the session's browser as any op does: the caller's browser layer applies.
+      await applyClientLayer(c, session, rt.sessions);
       return answer(
         c,
         await runOp(rt, {
@@ -308,7 +311,14 @@ function runDoc(rt: OpRuntime) {
     description: String(operation.description),
     tag: 'flows',
     access: 'caller',
-    parameters: [nameParam('name', 'The flow'), ...SESSION_PARAMS],
+    parameters: [
+      nameParam('name', 'The flow'),
+      ...SESSION_PARAMS,
+      ref('parameters', 'XBrowser'),
+      ref('parameters', 'browser'),
+      ref('parameters', 'XVersion'),
+      ref('parameters', 'version'),
+    ],
     body: {
       required: false,
       content: json({

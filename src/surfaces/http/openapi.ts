@@ -138,7 +138,8 @@ function components(): Json {
       XVersion: {
         name: 'X-Version',
         in: 'header',
-        description: 'Browser version this caller asks for, sent with the next browser it opens',
+        description:
+          'Browser version this caller asks for, sent with the next browser it opens; the local backend runs its installed browser and refuses another (501 unsupported), as open’s version',
         schema: { type: 'string' },
       },
       version: {
