@@ -2,7 +2,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  McpError,
+  type CallToolResult,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
 import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -422,16 +427,44 @@ describe('over streamable HTTP', () => {
     assert.equal(after, before + 1);
   });
 
-  test("a Playwright MCP tool name is answered with this server's op", async () => {
-    const { body } = await call(mcp, 'browser_navigate', { url: page('login.html') });
-    assert.equal(body.error?.kind, 'invalid_argument');
-    assert.match(
-      body.error!.message,
-      /Playwright MCP's name; here it is the op goto: call browser_goto/,
+  test("a Playwright MCP tool name is a JSON-RPC error naming this server's op", async () => {
+    await assert.rejects(
+      mcp.callTool({ name: 'browser_navigate', arguments: { url: page('login.html') } }),
+      (e: McpError) =>
+        e.code === ErrorCode.InvalidParams &&
+        /Playwright MCP's name; here it is the op goto: call browser_goto/.test(e.message),
     );
     const compact = await overHttp('session=m1c');
-    const typo = await call(compact, 'browser_snapshott', {});
-    assert.match(typo.body.error!.message, /did you mean browser_run \{"op": "snapshot"/);
+    await assert.rejects(
+      compact.callTool({ name: 'browser_snapshott', arguments: {} }),
+      (e: McpError) =>
+        e.code === ErrorCode.InvalidParams &&
+        /did you mean browser_run \{"op": "snapshot"/.test(e.message),
+    );
+    await assert.rejects(
+      mcp.callTool({ name: 'browser_clik', arguments: {} }),
+      /Unknown tool "browser_clik": did you mean browser_click\?/,
+    );
+  });
+
+  test('a name from the other tool set points to the tool this set calls, and runs nothing', async () => {
+    const compact = await overHttp('session=m1x');
+    const click = { target: { role: 'button', name: 'Sign in' } };
+    await assert.rejects(
+      compact.callTool({ name: 'browser_click', arguments: click }),
+      (e: McpError) =>
+        e.code === ErrorCode.InvalidParams &&
+        e.message.includes(
+          'browser_click is in the full tool set and this connection has the compact one: call browser_run {"op": "click", "args": {…}}',
+        ),
+    );
+    await assert.rejects(
+      mcp.callTool({ name: 'browser_run', arguments: { op: 'click', args: click } }),
+      /browser_run is in the compact tool set and this connection has the full one, a tool per op: call browser_click with its arguments/,
+    );
+    // Neither call reached a browser: the compact connection's session never opened one.
+    const status = await call(compact, 'browser_status', { detail: 'full' });
+    assert.notEqual(status.body.data?.browser, 'open', JSON.stringify(status.body.data));
   });
 
   test('a browser Origin not on the allow list is refused on /mcp', async () => {

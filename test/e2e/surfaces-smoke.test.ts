@@ -130,8 +130,8 @@ describe(`every surface drives the ${BACKEND} backend`, () => {
     await client.connect(new StreamableHTTPClientTransport(new URL('/mcp?session=mcp', h.url)));
     try {
       const r = (await client.callTool({
-        name: 'browser_goto',
-        arguments: { url: page('login.html') },
+        name: 'browser_run',
+        arguments: { op: 'goto', args: { url: page('login.html') } },
       })) as CallToolResult;
       assert.equal(r.isError ?? false, false, textOf(r));
       assert.match(textOf(r), /Sign in/);
@@ -147,8 +147,8 @@ describe(`every surface drives the ${BACKEND} backend`, () => {
     );
     try {
       const r = (await client.callTool({
-        name: 'browser_goto',
-        arguments: { url: page('dashboard.html') },
+        name: 'browser_run',
+        arguments: { op: 'goto', args: { url: page('dashboard.html') } },
       })) as CallToolResult;
       assert.equal(r.isError ?? false, false, textOf(r));
       const status = (await client.callTool({

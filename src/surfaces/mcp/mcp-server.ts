@@ -167,6 +167,8 @@ export function createMcpServer(options: McpServerOptions): Server {
       );
       return toToolResult(result, answerFor(session, result, detail), sent);
     } catch (e) {
+      // A tool this connection does not list is the host's mistake, answered as a protocol error.
+      if (e instanceof McpError) throw e;
       const refused = refusal(label, e);
       return toToolResult(refused, answerFor(session, refused, detail), sent);
     }

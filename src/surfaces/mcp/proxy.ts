@@ -114,6 +114,8 @@ export function createProxyServer(options: ProxyOptions): Server {
         }),
       )) as CallToolResult;
     } catch (e) {
+      // The server's protocol errors (an unknown tool) reach the client as they were sent.
+      if (e instanceof McpError) throw passedOn(e);
       const refused = refusal(request.params.name.replace(TOOL_PREFIX, ''), e);
       return toToolResult(refused, answerFor(undefined, refused, 'compact'), { structured: false });
     }
@@ -151,8 +153,13 @@ function connectFailure(e: unknown, endpoint: URL, token: string | undefined): O
   );
 }
 
+/** The server's error as it sent it: McpError prefixes its code to the message once more. */
+function passedOn(e: McpError): McpError {
+  return new McpError(e.code, e.message.replace(/^MCP error -?\d+: /, ''), e.data);
+}
+
 function toMcpError(e: unknown): never {
-  if (e instanceof McpError) throw e;
+  if (e instanceof McpError) throw passedOn(e);
   throw new McpError(ErrorCode.InternalError, e instanceof Error ? e.message : String(e));
 }
 

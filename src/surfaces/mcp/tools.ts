@@ -10,7 +10,7 @@ import { STRATEGIES } from '../../core/target.js';
 import type { OpDefinition } from '../../ops/define.js';
 import { detailOf } from '../answer.js';
 import { listed } from './listed-schema.js';
-import { toolSuggestion } from './tool-names.js';
+import { hasOwnTool, runToolSuggestion, toolSuggestion, unknownTool } from './tool-names.js';
 
 /** Which tools a client sees: one per op, or `browser_run` plus the lifecycle (DESIGN §13). */
 export type ToolSet = 'full' | 'compact';
@@ -150,9 +150,18 @@ export function listTools(ops: ReadonlyMap<string, OpDefinition>, set: ToolSet):
   ]);
 }
 
+/** The tools of a set in one sentence, for a call to one it does not have. */
+function toolsOf(ops: ReadonlyMap<string, OpDefinition>, set: ToolSet): string {
+  const names = [...ops.keys()].join(', ');
+  return set === 'full'
+    ? `Tools are ${TOOL_PREFIX}<op> for the ops ${names}.`
+    : `Tools are ${RUN_TOOL} (any op: ${names}) and the lifecycle tools tools/list shows.`;
+}
+
 /**
- * The op a tool call names. Op arguments are not checked here: runOp's one check answers with
- * the sentence naming the expected shape, whichever surface the call came through.
+ * The op a tool call names; a tool this set does not list is a JSON-RPC error naming the one to
+ * call. Op arguments are not checked here: runOp's one check answers with the sentence naming the
+ * expected shape, whichever surface the call came through.
  */
 export function opCallOf(
   ops: ReadonlyMap<string, OpDefinition>,
@@ -160,25 +169,15 @@ export function opCallOf(
   given: Record<string, unknown> | undefined,
   set: ToolSet = 'full',
 ): OpCall {
+  const naming = { fullSet: set === 'full', prefix: TOOL_PREFIX, runTool: RUN_TOOL };
+  if (tool === RUN_TOOL && set === 'full')
+    throw unknownTool(tool, runToolSuggestion(given?.op, ops, naming), toolsOf(ops, set));
   if (tool !== RUN_TOOL) {
     const { args, detail } = withoutDetail(given);
-    const op = tool.startsWith(TOOL_PREFIX) ? tool.slice(TOOL_PREFIX.length) : tool;
-    if (!ops.has(op)) {
-      const hint = toolSuggestion(tool, ops, {
-        fullSet: set === 'full',
-        prefix: TOOL_PREFIX,
-        runTool: RUN_TOOL,
-      });
-      const tools =
-        set === 'full'
-          ? `Tools are ${TOOL_PREFIX}<op> for the ops ${[...ops.keys()].join(', ')}.`
-          : `Tools are ${RUN_TOOL} (any op: ${[...ops.keys()].join(', ')}) and the lifecycle tools tools/list shows.`;
-      throw new OpError(
-        'invalid_argument',
-        `Unknown tool "${tool}"${hint ? `: ${hint}` : ''}. ${tools}`,
-      );
-    }
-    return { op, args, detail: detailOf(detail, 'compact') };
+    const op = tool.startsWith(TOOL_PREFIX) ? ops.get(tool.slice(TOOL_PREFIX.length)) : undefined;
+    if (!op || !hasOwnTool(op, naming))
+      throw unknownTool(tool, toolSuggestion(tool, ops, naming), toolsOf(ops, set));
+    return { op: op.name, args, detail: detailOf(detail, 'compact') };
   }
   const run = parseArgs(RUN_TOOL, runSchema(ops), given);
   // Said inside args as well as beside them: either way it is the call's.
