@@ -147,6 +147,11 @@ export const SETTINGS = {
     schema: z.string().min(1).optional(),
     doc: 'Firefox executable for local Firefox sessions (default: firefox-esr or firefox found on the system)',
   },
+  firefoxStartTimeout: {
+    env: 'FIREFOX_START_TIMEOUT',
+    schema: duration.pipe(z.number().min(1000, 'at least 1s')).default(60_000),
+    doc: 'Longest a local Firefox may take to start its WebDriver BiDi listener, and then to answer its first command (seconds or 90s/2m). A loaded machine or a new profile (set up on its first run) starts slower',
+  },
   headless: { env: 'HEADLESS', schema: bool.default(true), doc: 'Run browsers without a window' },
   uploadDirs: {
     env: 'UPLOAD_DIRS',

@@ -57,7 +57,11 @@ export async function createSwiftBrowse(
       }),
       new LazyDriver('webdriver', async () => {
         const { LocalFirefoxDriver } = await import('./drivers/webdriver/local-firefox.js');
-        return new LocalFirefoxDriver(config.firefoxPath, blockedHosts(config));
+        return new LocalFirefoxDriver(
+          config.firefoxPath,
+          blockedHosts(config),
+          config.firefoxStartTimeout,
+        );
       }),
     ),
   };

@@ -660,3 +660,45 @@ describe('the client configuration in docs/mcp.md', () => {
     await signIn(client);
   });
 });
+
+describe('a local Firefox slow to start', () => {
+  /** A "firefox" that opens its BiDi listener and never answers a command: a start that overruns. */
+  const SILENT_FIREFOX = `#!${process.execPath}
+const http = require('node:http');
+const { createHash } = require('node:crypto');
+if (process.argv.includes('--version')) return console.log('Mozilla Firefox 999.0');
+const server = http.createServer();
+server.on('upgrade', (request, socket) => {
+  const accept = createHash('sha1')
+    .update(request.headers['sec-websocket-key'] + '258EAFA5-E914-47DA-95CA-C5AB0DC85B11')
+    .digest('base64');
+  socket.write('HTTP/1.1 101 Switching Protocols\\r\\nUpgrade: websocket\\r\\nConnection: Upgrade\\r\\nSec-WebSocket-Accept: ' + accept + '\\r\\n\\r\\n');
+  socket.on('data', () => {});
+});
+server.listen(0, '127.0.0.1', () =>
+  process.stderr.write('WebDriver BiDi listening on ws://127.0.0.1:' + server.address().port + '\\n'),
+);
+`;
+
+  test('a Firefox that does not answer its first command says so and names the setting to raise', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'swiftbrowse-silent-firefox-'));
+    const path = join(dir, 'firefox');
+    writeFileSync(path, SILENT_FIREFOX, { mode: 0o755 });
+    // Long enough for the fake's listener on a busy machine; the first command then waits as long.
+    const slow = await startHarness({ firefoxPath: path, firefoxStartTimeout: '5s' });
+    try {
+      const client = await overHttp('session=ff1', {}, slow.url);
+      const { body } = await call(client, 'browser_open', { browser: 'firefox' });
+      assert.equal(body.error?.kind, 'backend', JSON.stringify(body));
+      assert.match(
+        body.error!.message,
+        /started but did not answer its first WebDriver BiDi command \(session\.new\) within 5 s \(FIREFOX_START_TIMEOUT\)\. A loaded machine or a new profile/,
+      );
+      assert.match(body.error!.message, /raise FIREFOX_START_TIMEOUT \(e\.g\. to 10s\)/);
+      assert.doesNotMatch(body.error!.message, /Request with id/);
+    } finally {
+      await slow.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -10,6 +10,16 @@ interface SeleniumBidi {
   off(event: string, listener: (params: unknown) => void): void;
   close(): Promise<void>;
   readonly isConnected: boolean;
+  /** The last command id it used: a command sent past it takes the next one. */
+  id: number;
+  readonly socket: BidiSocket;
+}
+/** The WebSocket under Selenium's connection (the `ws` package's). */
+interface BidiSocket {
+  send(data: string): void;
+  on(event: 'message', listener: (data: Buffer) => void): void;
+  on(event: 'close', listener: () => void): void;
+  off(event: 'message', listener: (data: Buffer) => void): void;
 }
 interface BidiResponse {
   type: 'success' | 'error';
@@ -33,6 +43,20 @@ export class BidiError extends Error {
   ) {
     super(`${code}: ${message}`);
     this.name = 'BidiError';
+  }
+}
+
+/**
+ * A command the browser did not answer within `waitMs`: a browser still starting (its first
+ * command) or one too loaded to answer.
+ */
+export class BidiUnanswered extends Error {
+  constructor(
+    readonly method: string,
+    readonly waitMs: number,
+  ) {
+    super(`${method} was not answered within ${Math.round(waitMs / 1000)} s`);
+    this.name = 'BidiUnanswered';
   }
 }
 
@@ -65,20 +89,59 @@ export class Bidi {
    */
   static async connect(
     url: string,
-    newSession?: Record<string, unknown>,
+    newSession?: { capabilities: Record<string, unknown>; waitMs: number },
   ): Promise<{ bidi: Bidi; session?: NewSession }> {
     const connection = new BiDiConnection(url);
     await connection.waitForConnection();
     const bidi = new Bidi(connection);
     // Selenium's connection has no close event of its own; its socket does.
-    const socket = (connection as unknown as { socket?: { on(e: string, l: () => void): void } })
-      .socket;
-    socket?.on('close', () => bidi.markClosed());
+    connection.socket.on('close', () => bidi.markClosed());
     const session = newSession
-      ? await bidi.call<NewSession>('session.new', { capabilities: { alwaysMatch: newSession } })
+      ? await bidi.firstCommand<NewSession>(
+          'session.new',
+          { capabilities: { alwaysMatch: newSession.capabilities } },
+          newSession.waitMs,
+        )
       : undefined;
     await bidi.call('session.subscribe', { events: EVENTS });
     return { bidi, session };
+  }
+
+  /**
+   * A command sent on the socket with a wait of its own: Selenium fails every command it sends at
+   * a fixed 30 s ("Request with id 1 timed out"), and a browser's first may take longer.
+   */
+  private firstCommand<T>(method: string, params: unknown, waitMs: number): Promise<T> {
+    const { connection } = this;
+    const id = ++connection.id;
+    return new Promise<T>((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        connection.socket.off('message', heard);
+        this.pending.delete(fail);
+      };
+      const fail = (error: Error) => {
+        done();
+        reject(error);
+      };
+      const heard = (data: Buffer) => {
+        let message: { id?: unknown } & BidiResponse;
+        try {
+          message = JSON.parse(data.toString()) as { id?: unknown } & BidiResponse;
+        } catch {
+          return;
+        }
+        if (message.id !== id) return;
+        done();
+        if (message.type === 'error')
+          reject(new BidiError(message.error ?? 'unknown error', message.message ?? ''));
+        else resolve(message.result as T);
+      };
+      const timer = setTimeout(() => fail(new BidiUnanswered(method, waitMs)), waitMs);
+      this.pending.add(fail);
+      connection.socket.on('message', heard);
+      connection.socket.send(JSON.stringify({ id, method, params }));
+    });
   }
 
   private markClosed(): void {

@@ -1,4 +1,5 @@
 import { firstLine, OpError } from '../../core/errors.js';
+import { BidiUnanswered } from './bidi.js';
 import { matchableCapabilities, type BuiltCapabilities } from './capabilities.js';
 import type { GridStatus } from './grid-status.js';
 import { MANAGED_DOWNLOADS_OPTION } from './managed-downloads.js';
@@ -210,6 +211,24 @@ export function netError(message: string): string | undefined {
   return firefox ? FIREFOX_NET_ERRORS[firefox[1]] : undefined;
 }
 
+/** Selenium's words when a BiDi command went unanswered for its fixed 30 s (RESPONSE_TIMEOUT). */
+const SELENIUM_UNANSWERED = /Request with id \d+ timed out/;
+
+/**
+ * Why a local Firefox did not start, with the setting that bounds it: a start that overran it is
+ * a slow machine or a first-run profile far more often than a broken Firefox.
+ */
+export function fromFirefoxStart(error: unknown, path: string, startMs: number): OpError {
+  const seconds = Math.round(startMs / 1000);
+  if (error instanceof BidiUnanswered)
+    return new OpError(
+      'backend',
+      `Firefox (${path}) started but did not answer its first WebDriver BiDi command (${error.method}) within ${seconds} s (FIREFOX_START_TIMEOUT). A loaded machine or a new profile (Firefox sets one up on its first run) makes a start this slow: open again, and if it recurs ask the operator to raise FIREFOX_START_TIMEOUT (e.g. to ${seconds * 2}s), or open with browser "chromium".`,
+      { details: { firefox: 'first_command_unanswered', waited_ms: startMs } },
+    );
+  return fromWebDriver(error, 'Starting Firefox');
+}
+
 export function fromWebDriver(error: unknown, doing: string): OpError {
   if (error instanceof OpError) return error;
   const message = messageOf(error);
@@ -228,6 +247,11 @@ export function fromWebDriver(error: unknown, doing: string): OpError {
     return new OpError(
       'stale_element',
       `${doing} was interrupted: the page navigated or the frame was removed.`,
+    );
+  if (SELENIUM_UNANSWERED.test(message))
+    return new OpError(
+      'backend',
+      `${doing} failed: the browser did not answer a WebDriver BiDi command within 30 s (Selenium's fixed limit): it is overloaded or stuck. Try again; if it recurs, close the session so the next op opens a new browser.`,
     );
   const net = netError(message);
   if (net)

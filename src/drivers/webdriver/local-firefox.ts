@@ -15,12 +15,10 @@ import {
 import { findFirefox } from '../find-browser.js';
 import { Bidi } from './bidi.js';
 import { FIREFOX_PREFS, firefoxOptionPrefs } from './capabilities.js';
-import { fromWebDriver } from './errors.js';
+import { fromFirefoxStart, fromWebDriver } from './errors.js';
 import type { CollectedDownloads, CrashVerdict, SessionControl } from './session-control.js';
 import { WebDriverSession, type SentCapabilities } from './webdriver-driver.js';
 
-/** How long a Firefox may take to start its BiDi listener (a cold start on a loaded machine). */
-const START_MS = 30_000;
 /** How long a tab's page may take to answer `1` before a crash check gives up on it. */
 const CRASH_CONFIRM_MS = 1000;
 /**
@@ -104,24 +102,31 @@ class FirefoxProcess {
     bidi.setLiveness(() => this.alive());
   }
 
-  /** Starts Firefox on `profile` and opens its one BiDi session; ends it again if that fails. */
+  /**
+   * Starts Firefox on `profile` and opens its one BiDi session; ends it again if that fails.
+   * `startMs` bounds each of the two waits: for its BiDi listener, then for its first answer.
+   */
   static async start(
     path: string,
     profile: string,
     tempProfile: string | undefined,
     headless: boolean,
     insecure: boolean,
+    startMs: number,
   ): Promise<FirefoxProcess> {
-    const { child, ws } = await startFirefox(path, profile, headless).catch((e) => {
+    const { child, ws } = await startFirefox(path, profile, headless, startMs).catch((e) => {
       if (tempProfile) rmSync(tempProfile, { recursive: true, force: true });
       throw e;
     });
     let bidi: Bidi | undefined;
     try {
       const connected = await Bidi.connect(`${ws}/session`, {
-        acceptInsecureCerts: insecure,
-        // Dialogs are answered by the session's dialog gate, never by the browser on its own.
-        unhandledPromptBehavior: { default: 'ignore' },
+        capabilities: {
+          acceptInsecureCerts: insecure,
+          // Dialogs are answered by the session's dialog gate, never by the browser on its own.
+          unhandledPromptBehavior: { default: 'ignore' },
+        },
+        waitMs: startMs,
       });
       bidi = connected.bidi;
       const version = connected.session?.capabilities.browserVersion ?? 'unknown';
@@ -129,7 +134,7 @@ class FirefoxProcess {
     } catch (e) {
       child.kill('SIGKILL');
       if (tempProfile) rmSync(tempProfile, { recursive: true, force: true });
-      throw fromWebDriver(e, 'Starting Firefox');
+      throw fromFirefoxStart(e, path, startMs);
     }
   }
 
@@ -208,6 +213,7 @@ function startFirefox(
   path: string,
   profile: string,
   headless: boolean,
+  startMs: number,
 ): Promise<{ child: ChildProcess; ws: string }> {
   const args = ['--remote-debugging-port=0', '--profile', profile, '--no-remote', 'about:blank'];
   if (headless) args.unshift('--headless');
@@ -221,10 +227,10 @@ function startFirefox(
       reject(
         new OpError(
           'backend',
-          `Firefox (${path}) did not start its WebDriver BiDi listener within ${START_MS / 1000} s. Check that it runs here (\`${path} --version\`), or use Chromium.`,
+          `Firefox (${path}) did not start its WebDriver BiDi listener within ${Math.round(startMs / 1000)} s (FIREFOX_START_TIMEOUT). A loaded machine or a new profile (set up on its first run) starts slowly: open again, and if it recurs ask the operator to raise FIREFOX_START_TIMEOUT. Check that it runs here (\`${path} --version\`), or open with browser "chromium".`,
         ),
       );
-    }, START_MS);
+    }, startMs);
     const listen = (chunk: Buffer) => {
       said = (said + chunk.toString()).slice(-4000);
       const m = /WebDriver BiDi listening on (ws:\/\/\S+)/.exec(said);
@@ -277,7 +283,9 @@ export class LocalFirefoxDriver implements Driver {
 
   constructor(
     private readonly configuredPath: string | undefined,
-    private readonly blockedHosts: readonly string[] = [],
+    private readonly blockedHosts: readonly string[],
+    /** FIREFOX_START_TIMEOUT: each of a start's waits, for the listener and for the first answer. */
+    private readonly startMs: number,
   ) {}
 
   private path(): string {
@@ -324,6 +332,7 @@ export class LocalFirefoxDriver implements Driver {
       tempProfile,
       options.headless,
       options.insecure ?? false,
+      this.startMs,
     );
   }
 
