@@ -11,6 +11,7 @@ import { LocalDriver } from './drivers/local-driver.js';
 import { checkDataDir } from './files/data-dir.js';
 import { FileStore } from './files/file-store.js';
 import { FlowLibrary } from './flows/library.js';
+import { ServerLogTap, tappedLogger } from './logs/server-log.js';
 import { logsDir, SessionLog } from './logs/session-log.js';
 import { OP_MAP } from './ops/registry.js';
 import type { OpRuntime } from './ops/run-op.js';
@@ -29,6 +30,8 @@ const TIMEOUT_CHECK_MS = 1000;
 export interface SwiftBrowse {
   runtime: OpRuntime;
   logger: Logger;
+  /** The server log's lines, for MCP hosts (`logging`). */
+  serverLog: ServerLogTap;
   /** Starts the HTTP server; resolves with its base URL (ROUTE_PREFIX included). */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -37,8 +40,11 @@ export interface SwiftBrowse {
 /** The composition root: config in, a running server out. */
 export async function createSwiftBrowse(
   config: Config,
-  logger: Logger = pino({ level: config.logLevel }),
+  operatorLogger: Logger = pino({ level: config.logLevel }),
 ): Promise<SwiftBrowse> {
+  // The operator's logger keeps its level and destination; MCP hosts hear the same lines.
+  const serverLog = new ServerLogTap();
+  const logger = tappedLogger(operatorLogger, serverLog);
   checkDataDir(config);
   // A page that does not answer on a saturated machine is said to be maybe starved, not stuck.
   watchEventLoop();
@@ -93,11 +99,12 @@ export async function createSwiftBrowse(
     logs,
   };
   const app = createHttpApp(runtime, VERSION);
-  const mcp = mountMcp(app, runtime);
+  const mcp = mountMcp(app, runtime, serverLog);
   let server: ServerType | undefined;
   return {
     runtime,
     logger,
+    serverLog,
     listen: () =>
       new Promise((resolve, reject) => {
         server = serve(

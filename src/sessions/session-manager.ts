@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { OpError } from '../core/errors.js';
+import { firstLine, OpError, toOpError } from '../core/errors.js';
 import { checkName } from '../core/names.js';
 import {
   navigationTarget,
@@ -346,11 +346,29 @@ export class SessionManager {
     const admitted =
       session.settings.backend === 'grid' ? undefined : await this.admission.admit(session.name);
     if (admitted?.note) notes.push(admitted.note);
+    const started = Date.now();
     const browser = await driver
       .open({ ...openOptions, signal: options.signal })
+      .catch((e: unknown) => {
+        this.logger?.warn(
+          { session: session.name, err: firstLine(toOpError(e).message) },
+          `session "${session.name}" could not open a browser`,
+        );
+        throw e;
+      })
       .finally(() => admitted?.release());
     if (profile) this.profiles.set(profile, session.name);
     this.adopt(session, browser);
+    const running = browser.running();
+    this.logger?.info(
+      {
+        session: session.name,
+        browser: running.browser,
+        version: running.version,
+        ms: Date.now() - started,
+      },
+      `session "${session.name}" opened ${running.browser} ${running.version} in ${Date.now() - started} ms`,
+    );
     const url = session.lastUrl;
     const comeBack = previous !== 'closed' || options.resume;
     const refused = url ? refusedBy(this.policy, url) : undefined;
@@ -669,6 +687,10 @@ export class SessionManager {
       by === 'grid'
         ? `was ended by the Grid (reaped by its session timeout after idling, its node went away, or an operator ended it)`
         : 'died (crashed or was killed)';
+    this.logger?.warn(
+      { session: session.name },
+      `the browser of session "${session.name}" ${died}`,
+    );
     return new OpError(
       'backend',
       `The browser of session "${session.name}" ${died}${session.lastUrl ? ` while on ${session.lastUrl}` : ''}. Send the next op as usual: a new browser opens on the last URL${session.settings.profile ? '' : ', without the cookies and logins of the old one'}.`,

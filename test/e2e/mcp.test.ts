@@ -4,8 +4,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   ErrorCode,
+  LoggingMessageNotificationSchema,
   McpError,
   type CallToolResult,
+  type LoggingMessageNotification,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
 import assert from 'node:assert/strict';
@@ -111,6 +113,34 @@ async function call(
 
 const page = (path: string) => `${h.server.PREFIX}/${path}`;
 const toolsSize = async (client: Client) => JSON.stringify((await client.listTools()).tools).length;
+
+type LogLine = LoggingMessageNotification['params'];
+const messageOf = (line: LogLine) => String((line.data as { message?: unknown }).message);
+
+/** The log lines a client is sent, and a wait for one: what a host's log panel would show. */
+function logOf(client: Client) {
+  const lines: LogLine[] = [];
+  let heard = () => {};
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+    lines.push(n.params);
+    heard();
+  });
+  return {
+    lines,
+    async when(wanted: (line: LogLine) => boolean): Promise<LogLine> {
+      const due = Date.now() + 60_000;
+      for (;;) {
+        const found = lines.find(wanted);
+        if (found) return found;
+        if (Date.now() > due) throw new Error(`no such log line; heard ${JSON.stringify(lines)}`);
+        await new Promise<void>((r) => {
+          heard = r;
+          setTimeout(r, 1000);
+        });
+      }
+    },
+  };
+}
 
 describe('tools derived from the registry', () => {
   test('the full set has one browser_<op> tool per op, over HTTP and stdio', async () => {
@@ -517,6 +547,38 @@ describe('resource mirror tools', () => {
   });
 });
 
+describe('the server log as MCP logging', () => {
+  test('a host hears its own session from the level it sets, not the other sessions', async () => {
+    const a = await overHttp('session=lg1');
+    const b = await overHttp('session=lg2');
+    assert.ok(a.getServerCapabilities()?.logging, 'the logging capability is declared');
+    const aLog = logOf(a);
+    const bLog = logOf(b);
+    await a.setLoggingLevel('info');
+    await b.setLoggingLevel('info');
+    assert.equal((await call(a, 'browser_open')).body.ok, true);
+    const opened = await aLog.when((l) => /session "lg1" opened/.test(messageOf(l)));
+    assert.equal(opened.level, 'info');
+    assert.equal(opened.logger, 'swiftbrowse');
+    assert.equal((opened.data as { session?: string }).session, 'lg1');
+    assert.equal((await call(b, 'browser_open')).body.ok, true);
+    // b's own line comes after a's on the same stream: a's would have been sent before it.
+    await bLog.when((l) => /session "lg2" opened/.test(messageOf(l)));
+    assert.ok(!JSON.stringify(bLog.lines).includes('lg1'), JSON.stringify(bLog.lines));
+    await call(a, 'browser_close');
+    await call(b, 'browser_close');
+  });
+
+  test('over stdio a host that sets debug hears the browser open', async () => {
+    const client = await overStdio(['mcp', '--session', 'lg3']);
+    const log = logOf(client);
+    await client.setLoggingLevel('debug');
+    assert.equal((await call(client, 'browser_open')).body.ok, true);
+    const opened = await log.when((l) => /session "lg3" opened/.test(messageOf(l)));
+    assert.equal(opened.level, 'info');
+  });
+});
+
 describe('over stdio', () => {
   test('--session names the session; without it the process uses the private _stdio', async () => {
     const named = await overStdio(['mcp', '--session', 'm2']);
@@ -688,6 +750,10 @@ server.listen(0, '127.0.0.1', () =>
     const slow = await startHarness({ firefoxPath: path, firefoxStartTimeout: '5s' });
     try {
       const client = await overHttp('session=ff1', {}, slow.url);
+      // A host that set no level hears warnings and above: not the Chromium opening, the failure.
+      const log = logOf(client);
+      assert.equal((await call(client, 'browser_open')).body.ok, true);
+      await call(client, 'browser_close');
       const { body } = await call(client, 'browser_open', { browser: 'firefox' });
       assert.equal(body.error?.kind, 'backend', JSON.stringify(body));
       assert.match(
@@ -696,6 +762,14 @@ server.listen(0, '127.0.0.1', () =>
       );
       assert.match(body.error!.message, /raise FIREFOX_START_TIMEOUT \(e\.g\. to 10s\)/);
       assert.doesNotMatch(body.error!.message, /Request with id/);
+      const failed = await log.when((l) => /could not open a browser/.test(messageOf(l)));
+      assert.equal(failed.level, 'warning');
+      assert.match(JSON.stringify(failed.data), /FIREFOX_START_TIMEOUT/);
+      assert.deepEqual(
+        log.lines.map((l) => l.level),
+        ['warning'],
+        'nothing below warning before the host sets a level',
+      );
     } finally {
       await slow.close();
       rmSync(dir, { recursive: true, force: true });

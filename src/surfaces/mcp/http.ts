@@ -3,6 +3,7 @@ import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprot
 import type { Context, Hono } from 'hono';
 import { randomUUID } from 'node:crypto';
 import { toOpError } from '../../core/errors.js';
+import type { ServerLogTap } from '../../logs/server-log.js';
 import type { OpRuntime } from '../../ops/run-op.js';
 import { resolveSessionName } from '../../sessions/resolve.js';
 import { mcpCallerOf, type McpCaller } from './caller.js';
@@ -15,6 +16,12 @@ interface Connection {
   lastSeen: number;
   /** McpCaller.key of whoever initialized it. */
   caller: string;
+}
+
+/** What an initialize asked for: its tool set, and the session it named (for its log lines). */
+interface Named {
+  tools: ToolSet;
+  session: string;
 }
 
 export interface McpEndpoint {
@@ -58,7 +65,7 @@ const loadSdk = () =>
  * Mounts streamable HTTP MCP at /mcp on the server's own app, behind its Origin and token checks.
  * Stateful: a cancellation arrives as its own POST and must reach the server running the call.
  */
-export function mountMcp(app: Hono, runtime: OpRuntime): McpEndpoint {
+export function mountMcp(app: Hono, runtime: OpRuntime, serverLog: ServerLogTap): McpEndpoint {
   const config = runtime.sessions.config;
   const live = new Map<string, Connection>();
   const idleMs = config.mcpSessionIdle;
@@ -142,9 +149,10 @@ export function mountMcp(app: Hono, runtime: OpRuntime): McpEndpoint {
     }
     // Checked at initialize, not at the first call: a connection without a session would list its
     // tools and then fail every call.
+    let session: string;
     try {
       const header = c.req.header('x-session-key');
-      resolveSessionName({ header, query: c.req.query('session') });
+      session = resolveSessionName({ header, query: c.req.query('session') });
     } catch (e) {
       return c.json(rpcError(-32602, toOpError(e).message), 400);
     }
@@ -168,10 +176,10 @@ export function mountMcp(app: Hono, runtime: OpRuntime): McpEndpoint {
       return c.json(rpcError(-32602, `?tools= takes full or compact (got "${asked}").`), 400);
     const tools: ToolSet = asked ?? config.mcpTools;
 
-    return open(c.req.raw, tools, parsedBody, caller.key);
+    return open(c.req.raw, { tools, session }, parsedBody, caller.key);
   });
 
-  const open = async (request: Request, tools: ToolSet, parsedBody: unknown, caller: string) => {
+  const open = async (request: Request, named: Named, parsedBody: unknown, caller: string) => {
     const count = (by: number) => {
       opening += by;
       const now = (openingBy.get(caller) ?? 0) + by;
@@ -185,7 +193,7 @@ export function mountMcp(app: Hono, runtime: OpRuntime): McpEndpoint {
     };
     count(1);
     try {
-      return await connect(request, tools, parsedBody, caller, uncount);
+      return await connect(request, named, parsedBody, caller, uncount);
     } finally {
       uncount();
     }
@@ -193,7 +201,7 @@ export function mountMcp(app: Hono, runtime: OpRuntime): McpEndpoint {
 
   const connect = async (
     request: Request,
-    tools: ToolSet,
+    named: Named,
     parsedBody: unknown,
     caller: string,
     initialized: () => void,
@@ -201,9 +209,10 @@ export function mountMcp(app: Hono, runtime: OpRuntime): McpEndpoint {
     const [{ WebStandardStreamableHTTPServerTransport }, { createMcpServer }] = await loadSdk();
     const server = createMcpServer({
       runtime,
-      tools,
+      tools: named.tools,
       approval: config.mcpApproval,
       sessionOf: (extra) => sessionOf(runtime, extra),
+      serverLog: { tap: serverLog, session: named.session },
     });
     const transport: WebStandardStreamableHTTPServerTransport =
       new WebStandardStreamableHTTPServerTransport({

@@ -22,7 +22,9 @@ import { filesListing } from '../../ops/files.js';
 import { sessionStatus } from '../../ops/lifecycle.js';
 import { scrub } from '../../core/redact.js';
 import { flowJsonSchema } from '../../flows/schema.js';
+import type { ServerLogTap } from '../../logs/server-log.js';
 import { instructionsFor } from './instructions.js';
+import { forwardServerLog } from './logging.js';
 import { loadPrompts, renderPrompt } from './prompts.js';
 import { withProgress, type ProgressSink } from './progress.js';
 import {
@@ -49,6 +51,8 @@ export interface McpServerOptions {
   approval: boolean;
   /** The caller's session for this request; throws an OpError when none is named. */
   sessionOf(extra: RequestExtra): Promise<Session>;
+  /** The server log, sent to the host as MCP `logging` for the session this connection named. */
+  serverLog: { tap: ServerLogTap; session: string };
 }
 
 export const SERVER_INFO = { name: 'swiftbrowse', version: VERSION };
@@ -76,10 +80,14 @@ function protocolError(e: unknown): McpError {
 export function createMcpServer(options: McpServerOptions): Server {
   const { runtime } = options;
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: {}, resources: {}, prompts: {} },
+    capabilities: { tools: {}, resources: {}, prompts: {}, logging: {} },
     instructions: instructionsFor(options.tools),
   });
   const prompts = loadPrompts();
+  forwardServerLog(server, options.serverLog.tap, {
+    session: options.serverLog.session,
+    boundOf: (name) => runtime.sessions.find(name)?.bound,
+  });
 
   const config = runtime.sessions.config;
   const opData = async (extra: RequestExtra, op: string, args: Record<string, unknown> = {}) => {

@@ -12,9 +12,12 @@ import {
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
+  LoggingMessageNotificationSchema,
   McpError,
   ReadResourceRequestSchema,
+  SetLevelRequestSchema,
   type CallToolResult,
+  type LoggingLevel,
 } from '@modelcontextprotocol/sdk/types.js';
 import { firstLine, OpError } from '../../core/errors.js';
 import { OP_MAP } from '../../ops/registry.js';
@@ -47,6 +50,8 @@ export function createProxyServer(options: ProxyOptions): Server {
   endpoint.searchParams.set('session', options.session);
   endpoint.searchParams.set('tools', options.tools);
   let remote: Promise<Client> | undefined;
+  /** The host's last logging/setLevel, set again on every connection to the server. */
+  let level: LoggingLevel | undefined;
 
   // Connected on first use, so the editor may start before the server does.
   const connect = (): Promise<Client> => {
@@ -57,6 +62,10 @@ export function createProxyServer(options: ProxyOptions): Server {
       client.onclose = () => {
         remote = undefined;
       };
+      // The server's log lines for this session reach the host as they were sent.
+      client.setNotificationHandler(LoggingMessageNotificationSchema, (n) =>
+        server.sendLoggingMessage(n.params).catch(() => undefined),
+      );
       try {
         await client.connect(
           new StreamableHTTPClientTransport(endpoint, { requestInit: { headers } }),
@@ -65,6 +74,7 @@ export function createProxyServer(options: ProxyOptions): Server {
         remote = undefined;
         throw connectFailure(e, endpoint, options.token);
       }
+      if (level) await client.setLoggingLevel(level);
       return client;
     })();
     return remote;
@@ -83,8 +93,14 @@ export function createProxyServer(options: ProxyOptions): Server {
   };
 
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: {}, resources: {}, prompts: {} },
+    capabilities: { tools: {}, resources: {}, prompts: {}, logging: {} },
     instructions: instructionsFor(options.tools),
+  });
+
+  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+    level = request.params.level;
+    await forward((client) => client.setLoggingLevel(request.params.level)).catch(toMcpError);
+    return {};
   });
 
   // Listed here, from the same registry the server derives them from, so a client sees its tools

@@ -39,6 +39,7 @@ export async function runStdioMcp(options: {
     tools: options.tools,
     approval: config.mcpApproval,
     sessionOf: () => app.runtime.sessions.get(name),
+    serverLog: { tap: app.serverLog, session: name },
   });
   try {
     await serveOnStdio(server);
