@@ -134,14 +134,16 @@ export function decide(o: SettleObservation, rules: SettleRules): SettleDecision
     !deferred
   )
     return stop('rendered_at_once');
-  // The action's new document, parsed, has changed nothing since its DOMContentLoaded, started no
+  // The action's new document, loaded, has changed nothing since its DOMContentLoaded, started no
   // request, navigation or short timer of its own, and loaded no resource: nothing is on its way.
   // The page counts its load from document start (page/activity.ts), so a render it deferred to a
-  // timer, a fetch or a script still arriving keeps it out of this row and in the quiet window.
+  // timer, a fetch or a script still arriving keeps it out of this row and in the quiet window;
+  // its load event counts the frames, whose requests BiDi does not report to the top context.
   if (
     page &&
     newDocument &&
     !page.parsing &&
+    !page.loadPending &&
     page.mutations === 0 &&
     page.requests === 0 &&
     page.timersPending === 0 &&

@@ -337,6 +337,7 @@ export function activity(): ActivityMark {
       : undefined,
     documentId: id,
     parsing: document.readyState === 'loading',
+    loadPending: document.readyState !== 'complete',
   };
 }
 

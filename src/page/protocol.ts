@@ -176,6 +176,11 @@ export interface ActivityMark {
   documentId: string;
   /** Still being parsed (readyState "loading"): a slow or streamed body is still arriving. */
   parsing: boolean;
+  /**
+   * Its load event has not fired (readyState not "complete"): a frame, image or stylesheet of the
+   * document is still on its way, whether or not the driver saw its request.
+   */
+  loadPending: boolean;
 }
 
 export interface FocusInfo {
