@@ -47,14 +47,21 @@ export class LinkSigner {
     return this.mac(path, exp).toString('base64url');
   }
 
-  /** Whether `sig` signs `path` until `exp` (epoch seconds) and that moment has not passed. */
-  verify(path: string, exp: number, sig: string, now = Date.now()): boolean {
-    if (!Number.isSafeInteger(exp) || exp * 1000 <= now) return false;
+  /**
+   * What a link's `sig` says of `path` until `exp` (epoch seconds): `altered` when it does not sign
+   * them with this key, else `expired` once that moment has passed, else `valid`. The signature is
+   * checked first, so an expiry is only reported for a link this server signed.
+   */
+  check(path: string, exp: number, sig: string, now = Date.now()): LinkVerdict {
+    if (!Number.isSafeInteger(exp)) return 'altered';
     const given = Buffer.from(sig, 'base64url');
     const wanted = this.mac(path, exp);
-    return given.length === wanted.length && timingSafeEqual(given, wanted);
+    if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) return 'altered';
+    return exp * 1000 <= now ? 'expired' : 'valid';
   }
 }
+
+export type LinkVerdict = 'valid' | 'altered' | 'expired';
 
 const codeOf = (e: unknown) => (e as NodeJS.ErrnoException).code;
 

@@ -82,7 +82,7 @@ describe('files that outlive the browser', () => {
     link = file.url;
   });
 
-  test('the signed link serves the file; a tampered one is refused', async () => {
+  test('the signed link serves the file; a tampered one is refused as altered', async () => {
     const response = await h.request(link);
     assert.equal(response.status, 200);
     assert.equal(await response.text(), CSV);
@@ -92,12 +92,19 @@ describe('files that outlive the browser', () => {
     );
     const sig = new URL(link, 'http://x').searchParams.get('sig')!;
     const tampered = link.replace(sig, (sig[0] === 'A' ? 'B' : 'A') + sig.slice(1));
-    assert.equal((await h.request(tampered)).status, 403);
     const otherFile = link.replace('report.csv', 'signing.key');
-    assert.equal((await h.request(otherFile)).status, 403);
+    for (const bad of [tampered, otherFile]) {
+      const res = await h.request(bad);
+      assert.equal(res.status, 403);
+      const { error } = (await res.json()) as { error: { message: string; details: object } };
+      assert.match(error.message, /altered .*or was not signed by this server/);
+      assert.match(error.message, /fresh link/);
+      assert.doesNotMatch(error.message, /expired/);
+      assert.deepEqual(error.details, { reason: 'altered' });
+    }
   });
 
-  test('a link works until it expires and fails after', async () => {
+  test('an expired link says when it expired and where a fresh one comes from', async () => {
     const signer = h.app.runtime.files.signer;
     const path = FileStore.linkPath('t', 'report.csv');
     const at = (exp: number) => `${path}?exp=${exp}&sig=${signer.sign(path, exp)}`;
@@ -106,10 +113,16 @@ describe('files that outlive the browser', () => {
     assert.equal((await h.request(at(soon))).status, 200);
     const expired = await h.request(at(past));
     assert.equal(expired.status, 403);
-    assert.match(
-      ((await expired.json()) as { error: { message: string } }).error.message,
-      /expired/,
-    );
+    const { error } = (await expired.json()) as { error: { message: string; details: object } };
+    const when = new Date(past * 1000).toISOString();
+    assert.match(error.message, new RegExp(`expired at ${when.replace(/\./g, '\\.')}`));
+    assert.match(error.message, /files op \(or GET \/admin\/files\/t\)/);
+    assert.doesNotMatch(error.message, /altered/);
+    assert.deepEqual(error.details, { reason: 'expired', expired_at: when });
+    // A forged expiry in the past is still a bad signature, not an expiry.
+    const forged = `${path}?exp=${past}&sig=${signer.sign(path, soon)}`;
+    const res = await h.request(forged);
+    assert.match(((await res.json()) as { error: { message: string } }).error.message, /altered/);
   });
 
   test('traversal is refused, and names are taken exactly as given', async () => {

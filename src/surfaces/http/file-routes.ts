@@ -24,6 +24,27 @@ function refused(c: Context, status: 400 | 403 | 404, error: OpError) {
   return c.json({ ok: false, op: 'files', error: error.toInfo() }, status);
 }
 
+// Where a fresh link comes from, for whoever holds a dead one.
+const FRESH_LINK =
+  'Ask for a fresh link: the files op (or GET /admin/files/<session>) lists each file with a new one.';
+
+/** Why a signed link is refused: expired (and when), or a signature this server did not make. */
+function linkRefusal(verdict: 'altered' | 'expired', session: string, exp: number): OpError {
+  if (verdict === 'expired') {
+    const at = new Date(exp * 1000).toISOString();
+    return new OpError(
+      'permission_denied',
+      `This file link expired at ${at} (links last FILE_LINK_TTL seconds from when they are handed out). ${FRESH_LINK.replace('<session>', session)}`,
+      { details: { reason: 'expired', expired_at: at } },
+    );
+  }
+  return new OpError(
+    'permission_denied',
+    `This file link's signature does not match: the link was altered (its path, exp or sig changed, or it was cut short when copied) or was not signed by this server (another server, or SIGNING_KEY changed). Use the whole link as handed out. ${FRESH_LINK.replace('<session>', session)}`,
+    { details: { reason: 'altered' } },
+  );
+}
+
 /** `GET /files/<session>/<name>?exp=&sig=`: serves a kept or browser file by signed link. */
 export function signedFileRoutes(files: FileStore): Hono {
   const app = new Hono();
@@ -62,16 +83,8 @@ export function signedFileRoutes(files: FileStore): Hono {
       }
       const exp = Number(c.req.query('exp'));
       const sig = c.req.query('sig') ?? '';
-      if (!files.signer.verify(FileStore.linkPath(session, name), exp, sig)) {
-        return refused(
-          c,
-          403,
-          new OpError(
-            'permission_denied',
-            'This file link is not valid: it has expired (links last FILE_LINK_TTL seconds) or was altered. The files op hands out fresh links.',
-          ),
-        );
-      }
+      const verdict = files.signer.check(FileStore.linkPath(session, name), exp, sig);
+      if (verdict !== 'valid') return refused(c, 403, linkRefusal(verdict, session, exp));
       const found = await files.open(session, name);
       if (!found)
         return refused(
