@@ -325,6 +325,10 @@ describe('up and down given --data-dir and --port', () => {
       const doctor = await cli(['doctor', '--server', `http://127.0.0.1:${otherPort}`]);
       assert.equal(doctor.code, 1, doctor.stdout);
       assert.match(doctor.stdout, /^server: running at .* — not ready$/m);
+      assert.ok(
+        doctor.stdout.split('\n').includes(`data dir: ${otherDir} (the server’s)`),
+        `doctor shows the server's --data-dir, not this shell's DATA_DIR:\n${doctor.stdout}`,
+      );
       assert.match(
         doctor.stdout,
         new RegExp(
@@ -337,6 +341,39 @@ describe('up and down given --data-dir and --port', () => {
       assert.match(r.stdout, /stopped/);
       const health = await cli(['health', '--server', `http://127.0.0.1:${otherPort}`]);
       assert.equal(health.code, 1, health.stdout);
+    } finally {
+      await cli(['down', ...flags]).catch(() => undefined);
+      rmSync(otherDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('doctor against a server with tokens', () => {
+  test('doctor shows the server’s DATA_DIR only to its operator token', async () => {
+    const otherDir = mkdtempSync(join(tmpdir(), 'swiftbrowse-cli-tokens-'));
+    const otherPort = String(await freePort());
+    const flags = ['--data-dir', otherDir, '--port', otherPort];
+    const tokens = {
+      SWIFTBROWSE_TOKEN: 'caller-token-1234',
+      SWIFTBROWSE_ADMIN_TOKEN: 'admin-token-1234',
+    };
+    const server = ['--server', `http://127.0.0.1:${otherPort}`];
+    try {
+      const started = await cli(['up', ...flags], { timeoutMs: 60_000, env: tokens });
+      assert.equal(started.code, 0, started.stdout + started.stderr);
+      const caller = await cli(['doctor', ...server, '--token', tokens.SWIFTBROWSE_TOKEN], {
+        env: { SWIFTBROWSE_ADMIN_TOKEN: undefined },
+      });
+      assert.doesNotMatch(caller.stdout, new RegExp(otherDir), 'a caller does not see it');
+      assert.match(
+        caller.stdout,
+        /^data dir: .* \(this shell’s; the server’s is unknown: .*answered 401 — set SWIFTBROWSE_ADMIN_TOKEN/m,
+      );
+      const operator = await cli(['doctor', ...server], { env: tokens });
+      assert.ok(
+        operator.stdout.split('\n').includes(`data dir: ${otherDir} (the server’s)`),
+        operator.stdout,
+      );
     } finally {
       await cli(['down', ...flags]).catch(() => undefined);
       rmSync(otherDir, { recursive: true, force: true });

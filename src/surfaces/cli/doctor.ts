@@ -7,6 +7,7 @@ import { gridStatus, takingNodes, type GridStatus } from '../../drivers/webdrive
 import { MANAGED_DOWNLOADS_OPTION } from '../../drivers/webdriver/managed-downloads.js';
 import { RedisStore } from '../../sessions/redis-store.js';
 import type { StoreHealth } from '../../sessions/store.js';
+import type { SettingView } from '../http/admin-settings.js';
 import type { Readiness } from '../http/ready.js';
 import { VERSION } from '../../version.js';
 import { getJson, isHealthy, type ClientOptions } from './client.js';
@@ -133,6 +134,28 @@ function gridLine(url: string, grid: GridStatus): string {
   return `grid: ${url} — not ready: ${grid.message || 'no node'}; start the Grid (and a node), or fix GRID_URL`;
 }
 
+/**
+ * The DATA_DIR a running server uses, read from its settings (an operator route: the admin token,
+ * or none on a loopback server without callers' tokens); else this shell's, saying why.
+ */
+async function servedDataDirLine(config: Config, client: ClientOptions): Promise<string> {
+  const token = config.adminToken ?? client.token;
+  let why: string;
+  try {
+    const r = await getJson({ ...client, token, session: undefined }, '/admin/settings');
+    const settings = (r.body as { settings?: SettingView[] }).settings;
+    const value = settings?.find((s) => s.name === 'dataDir')?.value;
+    if (r.status === 200 && typeof value === 'string') return `data dir: ${value} (the server’s)`;
+    why =
+      r.status === 401 || r.status === 403
+        ? `its settings are an operator route and answered ${r.status} — set SWIFTBROWSE_ADMIN_TOKEN to the server's to see its own`
+        : `its /admin/settings answered ${r.status}`;
+  } catch (e) {
+    why = `its /admin/settings failed: ${(e as Error).message}`;
+  }
+  return `data dir: ${config.dataDir} (this shell’s; the server’s is unknown: ${why})`;
+}
+
 const storeLine = (h: StoreHealth, source: string) =>
   h.ok
     ? `redis: ${h.url ?? '?'} — answers (${source})`
@@ -142,13 +165,15 @@ const storeLine = (h: StoreHealth, source: string) =>
  * Checks what a server uses: its browser (BROWSER_PATH or an installed Chromium), the local Firefox
  * (FIREFOX_PATH or an installed one), ChromeDriver and
  * Java (a local Grid's), the Grid and Redis. A running server is asked (`/ready`) for the Grid and
- * store it was started with, so a shell without its GRID_URL still sees them.
+ * store it was started with, and (`/admin/settings`) for its DATA_DIR, so a shell without its
+ * GRID_URL or DATA_DIR still sees them.
  */
 export async function doctor(config: Config, client: ClientOptions): Promise<DoctorReport> {
   const lines = [`swiftbrowse ${VERSION} on Node ${process.version}`];
   let served: Readiness | undefined;
   let serverLine: string;
-  if (await isHealthy(client.server)) {
+  const running = await isHealthy(client.server);
+  if (running) {
     try {
       const r = await getJson(client, '/ready');
       if (r.status === 200 || r.status === 503) served = r.body as Readiness;
@@ -168,7 +193,7 @@ export async function doctor(config: Config, client: ClientOptions): Promise<Doc
     firefox.line,
     chromedriverLine(),
     javaLine(),
-    `data dir: ${config.dataDir}`,
+    running ? await servedDataDirLine(config, client) : `data dir: ${config.dataDir}`,
     serverLine,
   );
 
