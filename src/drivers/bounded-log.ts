@@ -8,12 +8,21 @@ export class BoundedLog<T extends object> {
   private items: T[] = [];
   private dropped = 0;
 
-  constructor(private readonly limit: number) {}
+  constructor(
+    private readonly limit: number,
+    /** Entries dropped only when nothing older is left to drop: failures outlive the chatter. */
+    private readonly keep?: (item: T) => boolean,
+  ) {}
 
   push(item: T): void {
     this.items.push(item);
     if (this.items.length > this.limit) {
-      this.items.shift();
+      // The oldest entry not kept goes, never the one just pushed (it may yet fail).
+      const keep = this.keep;
+      const older = keep
+        ? this.items.findIndex((e, i) => i < this.items.length - 1 && !keep(e))
+        : 0;
+      this.items.splice(Math.max(older, 0), 1);
       this.dropped++;
     }
   }

@@ -229,6 +229,10 @@ export interface NetworkEntry {
   at: number;
 }
 
+/** A request that failed: refused, blocked or aborted, or answered with an HTTP 4xx/5xx. */
+export const requestFailed = (e: NetworkEntry): boolean =>
+  e.failure !== undefined || (e.status ?? 0) >= 400;
+
 /**
  * A tab's bounded buffer: entries oldest first, and how many older ones were pushed out since
  * the tab opened or the buffer was last cleared.

@@ -4,6 +4,7 @@ import {
   type ConsoleEntry,
   type NavigationOutcome,
   type NetworkEntry,
+  requestFailed,
   type TabActivity,
 } from './driver.js';
 
@@ -33,7 +34,8 @@ export class TabRecord<K> {
   /** When the page call that read it was sent, and the URL the tab showed when it came back. */
   private titleAt?: { sentAt: number; url: string };
   readonly console = new BoundedLog<ConsoleEntry>(LOG_LIMIT);
-  readonly network = new BoundedLog<NetworkEntry>(LOG_LIMIT);
+  // A failed request is what a report lists: hundreds of loads that worked must not push it out.
+  readonly network = new BoundedLog<NetworkEntry>(LOG_LIMIT, requestFailed);
   navigations = 0;
   lastNavigation?: NavigationOutcome & { url: string };
   /** The URL of the last main-frame navigation sent, answered or not, and when. */

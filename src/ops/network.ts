@@ -1,13 +1,11 @@
 import { z } from 'zod';
 import { flag, looseEnum } from '../core/schema.js';
-import { RESOURCE_TYPES, type NetworkEntry } from '../drivers/driver.js';
+import { RESOURCE_TYPES, requestFailed, type NetworkEntry } from '../drivers/driver.js';
 import { clearArg, limitArg, newest, patternArg, patternTest } from './console.js';
 import { defineOp } from './define.js';
 
 /** A URL cut past this in results; query strings can be long. */
 const SHOWN_URL = 500;
-
-const failed = (e: NetworkEntry) => e.failure !== undefined || (e.status ?? 0) >= 400;
 
 function compact(e: NetworkEntry) {
   const url = e.url.length > SHOWN_URL ? `${e.url.slice(0, SHOWN_URL)}…` : e.url;
@@ -53,7 +51,7 @@ export const network = defineOp({
     const { shown, ...counts } = newest(
       tab.networkEntries({ clear: args.clear }),
       (e) =>
-        (!args.failures_only || failed(e)) &&
+        (!args.failures_only || requestFailed(e)) &&
         (!types || types.has(e.resource_type)) &&
         (!matches || matches(e.url)),
       args.limit,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { flag } from '../core/schema.js';
+import { requestFailed } from '../drivers/driver.js';
 import { resetVerdict, verdictOf } from '../flows/verdict.js';
 import { defineOp } from './define.js';
 
@@ -32,7 +33,7 @@ export const report = defineOp({
             ...(e.url ? { url: e.url } : {}),
           });
       for (const e of tab.networkEntries().entries)
-        if (e.failure !== undefined || (e.status ?? 0) >= 400)
+        if (requestFailed(e))
           networkFailures.push({
             tab: tab.id,
             method: e.method,

@@ -1,6 +1,6 @@
 // Browser behaviour: the page's console and network, as each backend reports them.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import { startHarness, type Harness } from '../helpers/harness.js';
 import { freePort } from '../helpers/ports.js';
 
@@ -12,6 +12,8 @@ before(async () => {
     `<p>Boom page</p><script>console.log('booting'); console.warn('low disk'); throw new Error('boom at load')</script>`,
   );
 });
+// A Grid browser holds a node slot until closed: this file opens more sessions than it has.
+afterEach(() => h.closeBrowsers());
 after(() => h.close());
 
 interface ConsoleData {
@@ -251,6 +253,93 @@ describe('network', () => {
     await networkOf({ clear: true }, 'n3');
     assert.deepEqual(await networkOf({}, 'n3'), { requests: [], total: 0 });
   });
+});
+
+test('report lists a page’s failed sub-requests in network_failures as in console_errors', async () => {
+  const port = await freePort();
+  const refused = `http://127.0.0.1:${port}`;
+  h.server.setContent('/frame.html', `<img src="/frame-gone.png">`);
+  h.server.setContent(
+    '/sub-failures.html',
+    `<link rel=stylesheet href="/gone.css"><img src="/gone.png"><img src="${refused}/img.png">
+     <script src="/gone.js"></script><iframe src="/frame.html"></iframe>
+     <script>
+       const xhr = new XMLHttpRequest(); xhr.open('GET', '/gone.xhr'); xhr.send();
+       Promise.allSettled([fetch('${refused}/x'), fetch('/gone.json'),
+         new Promise((r) => addEventListener('load', r))])
+         .then(() => setTimeout(() => document.body.dataset.done = '1', 200))
+     </script>`,
+  );
+  await h.op('goto', { url: `${h.server.PREFIX}/sub-failures.html` }, 'r1');
+  await h.op('wait_for', { js: "return document.body.dataset.done === '1'" }, 'r1');
+  // Failures of a page left behind still count: the report is the session's.
+  await h.op('goto', { url: `${h.server.PREFIX}/app.js` }, 'r1');
+  const r = await h.op('report', {}, 'r1');
+  assert.equal(r.body.ok, true, JSON.stringify(r.body.error));
+  const data = r.body.data as {
+    console_errors: { text: string; url?: string }[];
+    network_failures: { method: string; url: string; status?: number; failure?: string }[];
+  };
+  const loads = data.console_errors.filter((e) => e.text.startsWith('Failed to load resource'));
+  const failedUrls = new Set(data.network_failures.map((f) => f.url));
+  const dump = JSON.stringify(data, null, 1);
+  assert.deepEqual(
+    loads.map((e) => e.url).filter((u) => !failedUrls.has(u!)),
+    [],
+    `every failed load in console_errors is in network_failures: ${dump}`,
+  );
+  const byUrl = new Map(data.network_failures.map((f) => [f.url, f]));
+  const p = h.server.PREFIX;
+  assert.deepEqual(
+    [
+      `${p}/gone.css`,
+      `${p}/gone.png`,
+      `${p}/gone.js`,
+      `${p}/frame-gone.png`,
+      `${p}/gone.xhr`,
+      `${p}/gone.json`,
+    ].map((u) => byUrl.get(u)?.status),
+    [404, 404, 404, 404, 404, 404],
+    dump,
+  );
+  for (const u of [`${refused}/img.png`, `${refused}/x`])
+    assert.match(byUrl.get(u)?.failure ?? '', /ERR_CONNECTION_REFUSED/, dump);
+});
+
+test('a failed request stays in network_failures after hundreds of requests that did not fail', async () => {
+  h.server.setContent(
+    '/busy.html',
+    `<img src="/early-gone.png" onerror="go()"><script>
+       async function go() {
+         for (let i = 0; i < 12; i++)
+           await Promise.all(Array.from({ length: 50 }, (_, j) => fetch('/app.js?' + (i * 50 + j))));
+         document.body.dataset.done = '1';
+       }</script>`,
+  );
+  await h.op('goto', { url: `${h.server.PREFIX}/busy.html` }, 'r2');
+  await h.op(
+    'wait_for',
+    { js: "return document.body.dataset.done === '1'", timeout: 60_000 },
+    'r2',
+  );
+  const r = await h.op('report', {}, 'r2');
+  const data = r.body.data as {
+    console_errors: { url?: string }[];
+    network_failures: { url: string; status?: number }[];
+  };
+  const gone = `${h.server.PREFIX}/early-gone.png`;
+  assert.ok(
+    data.console_errors.some((e) => e.url === gone),
+    JSON.stringify(data.console_errors),
+  );
+  assert.deepEqual(
+    data.network_failures.map((f) => [f.url, f.status]),
+    [[gone, 404]],
+  );
+  // The network op still answers its newest requests, and says how many it dropped.
+  const { requests, dropped } = await networkOf({ limit: 1 }, 'r2');
+  assert.match(requests[0].url, /\/app\.js\?\d+$/);
+  assert.ok((dropped ?? 0) > 0, String(dropped));
 });
 
 test('buffers are per tab: a new tab shows none of the first tab’s entries', async () => {
