@@ -78,13 +78,14 @@ export class OpError extends Error {
     this.final = options.final ?? false;
   }
 
+  /** Whether waiting and trying again may succeed: never for a final error (a dead ref). */
   get recoverable(): boolean {
-    return ERROR_KINDS[this.kind].recoverable;
+    return ERROR_KINDS[this.kind].recoverable && !this.final;
   }
 
   /** Whether waiting and trying again may succeed. */
   get retriable(): boolean {
-    return this.recoverable && !this.final;
+    return this.recoverable;
   }
 
   toInfo(): ErrorInfo {

@@ -68,10 +68,31 @@ describe('snapshot and refs', () => {
     );
   });
 
+  test('a ref to an element removed from the page is stale_element, not recoverable', async () => {
+    h.server.setContent(
+      '/gone.html',
+      `<button onclick="document.body.dataset.hit='1'">Archive</button>
+       <button id=drop onclick="document.querySelector('button').remove()">Drop</button>`,
+    );
+    await h.op('goto', { url: `${h.server.PREFIX}/gone.html` }, 's5');
+    const archive = refOf(trackOf((await h.op('snapshot', {}, 's5')).body), 'Archive');
+    await h.op('click', { target: { css: '#drop' } }, 's5');
+    const r = await h.op('click', { target: { ref: archive } }, 's5');
+    assert.equal(r.status, 409);
+    assert.deepEqual(
+      { kind: r.body.error?.kind, recoverable: r.body.error?.recoverable },
+      { kind: 'stale_element', recoverable: false },
+    );
+    assert.match(r.body.error!.message, new RegExp(`Ref ${archive} .*[Tt]ake a (new )?snapshot`));
+    // Not retried: a dead ref answers at once, not at the op's timeout.
+    assert.ok(r.body.timing!.duration_ms < 5000, JSON.stringify(r.body.timing));
+  });
+
   test('a ref that was never read on this page is refused, not guessed', async () => {
     await h.op('goto', { url: `${h.server.PREFIX}/login.html` }, 's3');
     const r = await h.op('click', { target: { ref: 'ZZ' } }, 's3');
     assert.equal(r.body.error?.kind, 'stale_element');
+    assert.equal(r.body.error?.recoverable, false);
     assert.match(r.body.error!.message, /Take a snapshot/);
   });
 
