@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import type { BrowserRecord } from '../../src/sessions/browser-record.js';
 import { BACKEND, TEST_BROWSER } from '../helpers/backend.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
+import { REPORT_CSV, serveReportDownload } from '../helpers/downloads.js';
 
 interface Row {
   name: string;
@@ -19,7 +20,7 @@ interface Row {
   kept_bytes: number;
 }
 
-const CSV = 'id,total\n1,42\n';
+const CSV = REPORT_CSV;
 let h: Harness;
 
 // A POST carries a JSON body, as the server asks of every POST so no web page can send one.
@@ -38,14 +39,7 @@ const recordOf = async (name: string) =>
 
 before(async () => {
   h = await startHarness({ adminToken: 'operator-secret' });
-  h.server.setRoute('/export/report.csv', (_req, res) => {
-    res.writeHead(200, {
-      'content-type': 'text/csv',
-      'content-disposition': 'attachment; filename="report.csv"',
-    });
-    res.end(CSV);
-  });
-  h.server.setContent('/downloads.html', '<a href="/export/report.csv">Export</a>');
+  serveReportDownload(h.server);
 });
 after(async () => {
   await h.closeBrowsers();

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { FileStore } from '../../src/files/file-store.js';
 import { fileAdminRoutes } from '../../src/surfaces/http/file-routes.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
+import { REPORT_CSV, serveReportDownload } from '../helpers/downloads.js';
 
 interface Entry {
   name: string;
@@ -18,28 +19,17 @@ interface Entry {
   keep?: string;
 }
 
-const CSV = 'id,total\n1,42\n';
+const CSV = REPORT_CSV;
 let dataDir: string;
 let h: Harness;
 
 const entries = async (harness: Harness) =>
   ((await harness.op('files', {})).body.data as { files: Entry[] }).files;
 
-function serveDownloads(harness: Harness) {
-  harness.server.setRoute('/export/report.csv', (_req, res) => {
-    res.writeHead(200, {
-      'content-type': 'text/csv',
-      'content-disposition': 'attachment; filename="report.csv"',
-    });
-    res.end(CSV);
-  });
-  harness.server.setContent('/downloads.html', '<a href="/export/report.csv">Export</a>');
-}
-
 before(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'swiftbrowse-files-e2e-'));
   h = await startHarness({ dataDir, publicUrl: 'https://browse.example.com/' });
-  serveDownloads(h);
+  serveReportDownload(h.server);
 });
 after(async () => {
   await h.close();
@@ -185,7 +175,7 @@ describe('files that outlive the browser', () => {
     );
     await h.close();
     h = await startHarness({ dataDir });
-    serveDownloads(h);
+    serveReportDownload(h.server);
     const restarted = await entries(h);
     assert.ok(restarted.some((f) => f.name === 'report.csv' && f.kept));
     const old = await h.request(link);

@@ -7,6 +7,7 @@ import { doctor } from '../../src/surfaces/cli/doctor.js';
 import { BACKEND } from '../helpers/backend.js';
 import { startGrid, type TestGrid } from '../helpers/grid.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
+import { serveReportDownload } from '../helpers/downloads.js';
 
 const skip = BACKEND !== 'grid';
 
@@ -19,14 +20,7 @@ describe('a Grid without managed downloads', () => {
     grid = await startGrid(1, undefined, { managedDownloads: false });
     // Were the browser still asked for with managed downloads, goto would fail here at 60 s.
     h = await startHarness({ gridUrl: grid.url, gridQueueWaitMs: 60_000 });
-    h.server.setRoute('/export/report.csv', (_req, res) => {
-      res.writeHead(200, {
-        'content-type': 'text/csv',
-        'content-disposition': 'attachment; filename="report.csv"',
-      });
-      res.end('id,total\n1,42\n');
-    });
-    h.server.setContent('/downloads.html', '<a href="/export/report.csv">Export</a>');
+    serveReportDownload(h.server);
   });
   after(async () => {
     if (skip) return;

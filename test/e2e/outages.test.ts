@@ -12,6 +12,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { createSwiftBrowse } from '../../src/server.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
+import { serveReportDownload } from '../helpers/downloads.js';
 
 const MAIN = fileURLToPath(new URL('../../src/surfaces/cli/main.js', import.meta.url));
 
@@ -188,14 +189,7 @@ describe('a session whose files cannot be written', () => {
   let h: Harness;
   before(async () => {
     h = await startHarness();
-    h.server.setRoute('/export/report.csv', (_req, res) => {
-      res.writeHead(200, {
-        'content-type': 'text/csv',
-        'content-disposition': 'attachment; filename="report.csv"',
-      });
-      res.end('id,total\n1,42\n');
-    });
-    h.server.setContent('/downloads.html', '<a href="/export/report.csv">Export</a>');
+    serveReportDownload(h.server);
   });
   after(async () => {
     // Before the browser closes: closing removes its files folder, the mount point.
