@@ -83,11 +83,6 @@ export class OpError extends Error {
     return ERROR_KINDS[this.kind].recoverable && !this.final;
   }
 
-  /** Whether waiting and trying again may succeed. */
-  get retriable(): boolean {
-    return this.recoverable;
-  }
-
   toInfo(): ErrorInfo {
     const info: ErrorInfo = {
       kind: this.kind,

@@ -135,8 +135,10 @@ export class SessionLog {
    * left out. Writing is not waited for.
    */
   async captured(session: string): Promise<void> {
-    const capture = this.states.get(session)?.capturing;
+    const state = this.states.get(session);
+    const capture = state?.capturing;
     if (
+      !state ||
       !capture ||
       (await within(
         capture.screen.then(() => true),
@@ -146,8 +148,7 @@ export class SessionLog {
     )
       return;
     capture.late = true;
-    const state = this.states.get(session);
-    if (state?.capturing === capture) state.capturing = undefined;
+    if (state.capturing === capture) state.capturing = undefined;
   }
 
   /**

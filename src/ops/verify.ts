@@ -154,7 +154,7 @@ export async function verify(
       try {
         obs = await observe(tab, c, options);
       } catch (e) {
-        if (e instanceof OpError && !e.retriable && e.kind !== 'ambiguous') throw e;
+        if (e instanceof OpError && !e.recoverable && e.kind !== 'ambiguous') throw e;
         const message = e instanceof Error ? e.message : String(e);
         obs = { passed: false, observed: { error: message } };
       }

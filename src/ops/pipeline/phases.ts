@@ -245,7 +245,7 @@ export async function observeBefore(run: OpRun): Promise<void> {
   run.downloadsBefore = session.browser?.downloads().length ?? 0;
 }
 
-/** Runs the handler; a retriable failure before input reached the page is tried again, backing off. */
+/** Runs the handler; a recoverable failure before input reached the page is tried again, backing off. */
 export async function act(run: OpRun): Promise<void> {
   const { op, ctx, args, request, session } = run;
   if (!op || !ctx || !args) return;
@@ -263,7 +263,7 @@ export async function act(run: OpRun): Promise<void> {
       const err = run.rt.sessions.failure(session) ?? toOpError(e);
       if (
         run.delivered ||
-        !err.retriable ||
+        !err.recoverable ||
         request.progress?.released ||
         Date.now() + delay >= deadlineOf(run) ||
         request.signal?.aborted
